@@ -1,0 +1,100 @@
+"""Scene file formats: one module per format, each providing ``load(path, ...) -> Scene``.
+
+Supported:
+
+- SimRobot ``.ros2``/``.rsi2`` (and ``.ros3``/``.rsi3``): :mod:`.simrobot`
+- Webots ``.wbt`` worlds and ``.proto`` files: :mod:`.webots`
+- Simox robot and scene XML: :mod:`.simox`
+- RaiSim world XML: :mod:`.raisim`
+- URDF ``.urdf`` robots: :mod:`.urdf`
+
+The loader is chosen by extension; ``.xml`` files are told apart by their root element.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..errors import SceneLoadError, UnsupportedFormatError
+from ..scene import Scene
+
+# extension -> module name (imported on first use so that one format's dependencies or bugs
+# never stop another format from loading)
+LOADERS: dict[str, str] = {
+    '.ros2': 'simrobot', '.rsi2': 'simrobot', '.ros3': 'simrobot', '.rsi3': 'simrobot',
+    '.wbt': 'webots', '.proto': 'webots',
+    '.urdf': 'urdf',
+}
+
+# root element (lower case) of an .xml file -> module name
+XML_ROOTS: dict[str, str] = {
+    'simulation': 'simrobot',
+    'raisim': 'raisim',
+    'robot': 'simox',  # a URDF <robot> is told apart by its lower-case tag, see _sniff_xml
+    'scene': 'simox',
+}
+
+REJECTED: dict[str, str] = {
+    '.ros2d': '2-D SimRobot scenes (.ros2d) are not supported; use a 3-D .ros2 scene',
+    '.rsi2d': '2-D SimRobot scenes (.rsi2d) are not supported; use a 3-D .ros2 scene',
+}
+
+_ROOT_TAG = re.compile(rb'<\s*([A-Za-z_][\w.-]*)')
+
+
+def supported_extensions() -> list[str]:
+    return sorted({*LOADERS, '.xml'})
+
+
+def _sniff_xml(path: Path) -> str | None:
+    head = path.read_bytes()[:65536]
+    head = re.sub(rb'<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>', b'', head, flags=re.S)
+    match = _ROOT_TAG.search(head)
+    if match is None:
+        return None
+    tag = match.group(1).decode('ascii', 'replace')
+    if tag == 'robot' and b'<link' in head:  # URDF: lower-case robot with link elements
+        return 'urdf'
+    return XML_ROOTS.get(tag.lower())
+
+
+def format_of(path: Path) -> str:
+    """Return the name of the format module that reads ``path`` (raises if none does)."""
+    suffix = path.suffix.lower()
+    if suffix in REJECTED:
+        raise UnsupportedFormatError(REJECTED[suffix], path)
+    if suffix in LOADERS:
+        return LOADERS[suffix]
+    if suffix == '.xml' or suffix == '':
+        try:
+            found = _sniff_xml(path)
+        except OSError as err:
+            raise SceneLoadError(f'cannot read file: {err.strerror}', path) from None
+        if found is not None:
+            return found
+        raise UnsupportedFormatError(
+            'unknown XML scene: the root element is none of '
+            + ', '.join(f'<{t}>' for t in XML_ROOTS), path)
+    raise UnsupportedFormatError(
+        f'unsupported scene file extension {suffix!r}; supported: '
+        + ', '.join(supported_extensions()), path)
+
+
+def load_scene(path: str | Path, *, parameters: Mapping[str, str] | None = None,
+               strict: bool = False) -> Scene:
+    """Load a scene file of any supported format.
+
+    ``parameters`` supplies template values a format asks for (RaiSim ``@@name``);
+    ``strict`` turns unknown elements and attributes into errors instead of warnings.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise SceneLoadError('no such file', path)
+    module = importlib.import_module(f'{__name__}.{format_of(path)}')
+    return module.load(path, parameters=parameters, strict=strict)
+
+
+__all__ = ['LOADERS', 'format_of', 'load_scene', 'supported_extensions']

@@ -1,0 +1,192 @@
+"""Sensor descriptions: what is measured, where it is mounted, and its parameters.
+
+Every sensor is mounted on a link at ``pose`` (in the link frame). Sensor frames follow REP-103:
+x forward, y left, z up; a camera looks along +x of its (body-aligned) frame, and the ROS layer
+derives the optical frame (z forward, x right, y down) from it. Angles in radians, ranges in metres.
+``noise`` is the standard deviation of additive gaussian noise in the reading's unit (0 = off;
+for colour images in intensity units 0..1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Union
+
+from .transforms import IDENTITY, Pose
+
+
+@dataclass(frozen=True, slots=True)
+class Camera:
+    name: str
+    link: str
+    width: int
+    height: int
+    fov_x: float
+    fov_y: float
+    pose: Pose = IDENTITY
+    noise: float = 0.0
+    near: float = 0.01
+    far: float = 100.0
+    kind: ClassVar[str] = 'camera'
+
+
+@dataclass(frozen=True, slots=True)
+class DepthCamera:
+    """Metric depth; ``projection`` 'perspective' (along the optical axis) or 'spherical'
+    (range along each ray, columns evenly spaced in angle; one row makes a laser scanner)."""
+
+    name: str
+    link: str
+    width: int
+    height: int
+    fov_x: float
+    fov_y: float
+    min_range: float
+    max_range: float
+    projection: str = 'perspective'
+    pose: Pose = IDENTITY
+    noise: float = 0.0
+    kind: ClassVar[str] = 'depth_camera'
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentationCamera:
+    """An image whose pixels identify the entity (and link) hit."""
+
+    name: str
+    link: str
+    width: int
+    height: int
+    fov_x: float
+    fov_y: float
+    pose: Pose = IDENTITY
+    near: float = 0.01
+    far: float = 100.0
+    kind: ClassVar[str] = 'segmentation_camera'
+
+
+@dataclass(frozen=True, slots=True)
+class SingleDistanceSensor:
+    """One ray along +x of the sensor frame."""
+
+    name: str
+    link: str
+    min_range: float
+    max_range: float
+    pose: Pose = IDENTITY
+    noise: float = 0.0
+    kind: ClassVar[str] = 'single_distance'
+
+
+@dataclass(frozen=True, slots=True)
+class ApproxDistanceSensor:
+    """The nearest hit inside a pyramid of opening angles ``fov_x`` x ``fov_y`` around +x."""
+
+    name: str
+    link: str
+    min_range: float
+    max_range: float
+    fov_x: float
+    fov_y: float
+    pose: Pose = IDENTITY
+    noise: float = 0.0
+    kind: ClassVar[str] = 'approx_distance'
+
+
+@dataclass(frozen=True, slots=True)
+class Accelerometer:
+    """Specific force in the sensor frame (reads +g on z at rest, upright)."""
+
+    name: str
+    link: str
+    pose: Pose = IDENTITY
+    noise: float = 0.0
+    kind: ClassVar[str] = 'accelerometer'
+
+
+@dataclass(frozen=True, slots=True)
+class Gyroscope:
+    """Angular velocity in the sensor frame."""
+
+    name: str
+    link: str
+    pose: Pose = IDENTITY
+    noise: float = 0.0
+    kind: ClassVar[str] = 'gyroscope'
+
+
+@dataclass(frozen=True, slots=True)
+class InertialUnit:
+    """Orientation of the sensor frame in the world frame."""
+
+    name: str
+    link: str
+    pose: Pose = IDENTITY
+    noise: float = 0.0
+    kind: ClassVar[str] = 'inertial_unit'
+
+
+@dataclass(frozen=True, slots=True)
+class Gps:
+    """Position of the sensor in the world frame (metres)."""
+
+    name: str
+    link: str
+    pose: Pose = IDENTITY
+    noise: float = 0.0
+    kind: ClassVar[str] = 'gps'
+
+
+@dataclass(frozen=True, slots=True)
+class Compass:
+    """Unit vector towards magnetic north (the world's +y axis, ENU) in the sensor frame."""
+
+    name: str
+    link: str
+    pose: Pose = IDENTITY
+    noise: float = 0.0
+    kind: ClassVar[str] = 'compass'
+
+
+@dataclass(frozen=True, slots=True)
+class CollisionSensor:
+    """Whether the named collision shapes of ``link`` (all of them when empty) touch anything."""
+
+    name: str
+    link: str
+    shapes: tuple[str, ...] = ()
+    pose: Pose = IDENTITY
+    kind: ClassVar[str] = 'collision'
+
+
+@dataclass(frozen=True, slots=True)
+class UserInput:
+    """A value set from outside and read back; ``unit`` names its quantity (e.g. 'rad', 'm')."""
+
+    name: str
+    link: str
+    minimum: float
+    maximum: float
+    default: float = 0.0
+    unit: str = ''
+    pose: Pose = IDENTITY
+    kind: ClassVar[str] = 'user_input'
+
+
+@dataclass(frozen=True, slots=True)
+class JointPositionSensor:
+    """Reads one joint's position (an encoder)."""
+
+    name: str
+    link: str
+    joint: str
+    pose: Pose = IDENTITY
+    noise: float = 0.0
+    kind: ClassVar[str] = 'joint_position'
+
+
+Sensor = Union[Camera, DepthCamera, SegmentationCamera, SingleDistanceSensor, ApproxDistanceSensor,
+               Accelerometer, Gyroscope, InertialUnit, Gps, Compass, CollisionSensor, UserInput,
+               JointPositionSensor]
+
+IMAGE_SENSORS = (Camera, DepthCamera, SegmentationCamera)
