@@ -1,0 +1,201 @@
+"""The ``scene-sim-ros`` command line.
+
+Commands: ``inspect`` (load and summarise a scene), ``run`` (the ROS 2 node), ``urdf`` (one
+entity's URDF), ``topics`` (what ``run`` would publish and subscribe). Scene errors print
+``file:line: message`` and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from .errors import SceneLoadError, SceneSimError
+
+EXIT_SCENE_ERROR = 2
+
+EPILOG = """\
+examples:
+  scene-sim-ros run                                   # the bundled default scene, headless
+  scene-sim-ros run Game.ros2 --real-time-factor 0    # as fast as possible
+  scene-sim-ros run SimpleVehicle.ros2 --paused --namespace /sim
+  scene-sim-ros inspect Game.ros2 --json | python3 -m json.tool
+  scene-sim-ros urdf SimpleVehicle.ros2 --entity car > car.urdf
+  scene-sim-ros topics SimpleVehicle.ros2
+"""
+
+
+def _parameters(text: Sequence[str]) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for item in text:
+        name, sep, value = item.partition('=')
+        if not sep or not name:
+            raise argparse.ArgumentTypeError(f'expected NAME=VALUE, got {item!r}')
+        params[name] = value
+    return params
+
+
+def _add_scene_args(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
+    if optional:
+        parser.add_argument('scene', nargs='?', help='scene file (default: the bundled scene)')
+    else:
+        parser.add_argument('scene', help='scene file (.ros2/.rsi2/.ros3, .wbt, Simox or RaiSim .xml, .urdf)')
+    parser.add_argument('--param', '-p', action='append', default=[], metavar='NAME=VALUE',
+                        help='a template parameter of the scene (RaiSim @@NAME); repeatable')
+    parser.add_argument('--strict', action='store_true',
+                        help='treat unknown elements and attributes as errors')
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog='scene-sim-ros',
+        description='Robot scene files (SimRobot, Webots, Simox, RaiSim) simulated in PyBullet '
+                    'and bridged to ROS 2.',
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest='command', metavar='COMMAND')
+
+    inspect = commands.add_parser('inspect', help='load a scene and print a summary',
+                                  description='Load a scene and print a summary.')
+    _add_scene_args(inspect)
+    inspect.add_argument('--json', action='store_true', help='print one JSON object')
+
+    run = commands.add_parser(
+        'run', help='run the ROS 2 node on a scene (headless by default)',
+        description='Run the simulation node. Options mirror the arguments of '
+                    '`ros2 launch scene_sim_ros sim.launch.py` one for one; anything after '
+                    '--ros-args goes to ROS.',
+        epilog='example: scene-sim-ros run SimpleVehicle.ros2 --real-time-factor 2',
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_scene_args(run, optional=True)
+    run.add_argument('--namespace', default='', help='ROS namespace for every topic and service')
+    run.add_argument('--use-sim-time', action=argparse.BooleanOptionalAction, default=True,
+                     help='set use_sim_time on the node (default: on)')
+    run.add_argument('--gui', action='store_true', help='open the PyBullet window')
+    run.add_argument('--real-time-factor', type=float, default=None, metavar='X',
+                     help='1.0 paces with the wall clock, 0 runs as fast as possible')
+    run.add_argument('--params-file', type=Path, default=None,
+                     help='a ROS parameters YAML file (see config/params.yaml)')
+    run.add_argument('--paused', action='store_true', help='start paused')
+    run.add_argument('--rviz', action='store_true',
+                     help='start rviz2 with the package configuration, where installed')
+
+    urdf = commands.add_parser('urdf', help="print one entity's URDF (its robot_description)",
+                               description="Print one entity's URDF (its robot_description).")
+    _add_scene_args(urdf)
+    urdf.add_argument('--entity', required=True, help='entity name (see inspect)')
+    urdf.add_argument('--mesh-dir', type=Path, default=None,
+                      help='where mesh files are written (default: a cache directory)')
+
+    topics = commands.add_parser('topics', help='list what run would publish and subscribe',
+                                 description='List the topics and services of `run`.')
+    _add_scene_args(topics)
+    topics.add_argument('--namespace', default='', help='as for run')
+    return parser
+
+
+def _load(args: argparse.Namespace):
+    from .formats import load_scene
+    return load_scene(args.scene, parameters=_parameters(args.param), strict=args.strict)
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from .scene.summary import scene_summary, summary_text
+    started = time.perf_counter()
+    scene = _load(args)
+    if args.json:
+        json.dump(scene_summary(scene), sys.stdout)
+        sys.stdout.write('\n')
+    else:
+        print(summary_text(scene))
+        print(f'  loaded in {time.perf_counter() - started:.2f} s')
+    return 0
+
+
+def cmd_urdf(args: argparse.Namespace) -> int:
+    from .sim.urdf import entity_to_urdf
+    scene = _load(args)
+    try:
+        entity = scene.entity(args.entity)
+    except KeyError:
+        names = ', '.join(scene.entity_names())
+        print(f'{args.scene}: no entity {args.entity!r}; entities: {names}', file=sys.stderr)
+        return EXIT_SCENE_ERROR
+    sys.stdout.write(entity_to_urdf(entity, mesh_dir=args.mesh_dir))
+    return 0
+
+
+def cmd_topics(args: argparse.Namespace) -> int:
+    from .ros.interface_list import interface_listing
+    scene = _load(args)
+    print(interface_listing(scene, namespace=args.namespace))
+    return 0
+
+
+def cmd_run(args: argparse.Namespace, ros_args: list[str]) -> int:
+    from .ros.node import run
+    parameters: dict[str, object] = {'use_sim_time': args.use_sim_time, 'gui': args.gui,
+                                     'paused': args.paused}
+    if args.real_time_factor is not None:
+        parameters['real_time_factor'] = args.real_time_factor
+    if args.param:
+        parameters['scene_parameters'] = [f'{k}={v}' for k, v in _parameters(args.param).items()]
+    if args.strict:
+        parameters['strict'] = True
+    extra: list[str] = []
+    if args.namespace:
+        extra += ['-r', f'__ns:={args.namespace if args.namespace.startswith("/") else "/" + args.namespace}']
+    if args.params_file is not None:
+        extra += ['--params-file', str(args.params_file)]
+    if args.rviz:
+        _start_rviz()
+    ros = ['--ros-args', *extra, *ros_args] if (extra or ros_args) else []
+    return run(args.scene, parameters=parameters, ros_args=ros)
+
+
+def _start_rviz() -> None:
+    import shutil
+    import subprocess
+
+    from .resources import DATA_DIR
+    rviz = shutil.which('rviz2')
+    if rviz is None:
+        print('rviz2 is not installed here; on a ROS 2 machine run: '
+              f'rviz2 -d {DATA_DIR / "config" / "scene_sim_ros.rviz"}', file=sys.stderr)
+        return
+    subprocess.Popen([rviz, '-d', str(DATA_DIR / 'config' / 'scene_sim_ros.rviz')])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ros_args: list[str] = []
+    if '--ros-args' in argv:  # everything from --ros-args on belongs to ROS
+        cut = argv.index('--ros-args')
+        argv, ros_args = argv[:cut], argv[cut + 1:]
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        if args.command == 'run':
+            return cmd_run(args, ros_args)
+        return {'inspect': cmd_inspect, 'urdf': cmd_urdf, 'topics': cmd_topics}[args.command](args)
+    except SceneLoadError as err:
+        print(str(err), file=sys.stderr)
+        return EXIT_SCENE_ERROR
+    except argparse.ArgumentTypeError as err:
+        parser.error(str(err))
+    except SceneSimError as err:
+        print(f'error: {err}', file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
