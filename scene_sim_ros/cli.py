@@ -160,13 +160,14 @@ def _start_rviz() -> None:
     import shutil
     import subprocess
 
-    from .resources import DATA_DIR
+    from .resources import config_path
+    rviz_config = config_path('scene_sim_ros.rviz')
     rviz = shutil.which('rviz2')
     if rviz is None:
-        print('rviz2 is not installed here; on a ROS 2 machine run: '
-              f'rviz2 -d {DATA_DIR / "config" / "scene_sim_ros.rviz"}', file=sys.stderr)
+        print(f'rviz2 is not installed here; on a ROS 2 machine run: rviz2 -d {rviz_config}',
+              file=sys.stderr)
         return
-    subprocess.Popen([rviz, '-d', str(DATA_DIR / 'config' / 'scene_sim_ros.rviz')])
+    subprocess.Popen([rviz, '-d', str(rviz_config)])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
