@@ -82,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--paused', action='store_true', help='start paused')
     run.add_argument('--rviz', action='store_true',
                      help='start rviz2 with the package configuration, where installed')
+    run.add_argument('--robot-state-publisher', action='store_true',
+                     help='start robot_state_publisher for every robot (needs a ROS 2 '
+                          'distribution); the simulator then leaves link TF to them')
 
     urdf = commands.add_parser('urdf', help="print one entity's URDF (its robot_description)",
                                description="Print one entity's URDF (its robot_description).")
@@ -150,10 +153,42 @@ def cmd_run(args: argparse.Namespace, ros_args: list[str]) -> int:
         extra += ['-r', f'__ns:={args.namespace if args.namespace.startswith("/") else "/" + args.namespace}']
     if args.params_file is not None:
         extra += ['--params-file', str(args.params_file)]
+    if args.robot_state_publisher:
+        if not _start_robot_state_publishers(args):
+            return EXIT_SCENE_ERROR
+        parameters['publish_link_tf'] = False
     if args.rviz:
         _start_rviz()
     ros = ['--ros-args', *extra, *ros_args] if (extra or ros_args) else []
     return run(args.scene, parameters=parameters, ros_args=ros)
+
+
+def _start_robot_state_publishers(args: argparse.Namespace) -> bool:
+    import shutil
+    import subprocess
+    import tempfile
+
+    from .resources import default_scene_path
+    from .sim.urdf import entity_to_urdf
+    ros2 = shutil.which('ros2')
+    if ros2 is None:
+        print('--robot-state-publisher needs a ROS 2 distribution (ros2 run '
+              'robot_state_publisher); not found on PATH', file=sys.stderr)
+        return False
+    from .formats import load_scene
+    scene = load_scene(args.scene or default_scene_path(), parameters=_parameters(args.param))
+    namespace = args.namespace.strip('/')
+    for entity in scene.entities:
+        if entity.kind != 'robot':
+            continue
+        with tempfile.NamedTemporaryFile('w', suffix='.urdf', delete=False) as urdf:
+            urdf.write(entity_to_urdf(entity))
+        subprocess.Popen([ros2, 'run', 'robot_state_publisher', 'robot_state_publisher',
+                          urdf.name, '--ros-args',
+                          '-r', f'__ns:=/{"/".join(p for p in (namespace, entity.name) if p)}',
+                          '-p', f'frame_prefix:={entity.name}/',
+                          '-p', f'use_sim_time:={str(args.use_sim_time).lower()}'])
+    return True
 
 
 def _start_rviz() -> None:
