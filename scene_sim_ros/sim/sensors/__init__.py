@@ -1,0 +1,86 @@
+"""Sensor readout for the PyBullet simulation (no ROS).
+
+``create_reader(sim, entity_name, sensor)`` returns one reader per sensor; the Simulation calls
+``reader.after_step()`` after every physics step, ``reader.reset()`` on reset, and
+``sim.read(entity, sensor)`` returns ``reader.read()``:
+
+=====================  ========================================================================
+Sensor                 ``read()`` returns
+=====================  ========================================================================
+Camera                 HxWx3 uint8 RGB; the scene background colour where nothing is hit
+DepthCamera            perspective: HxW float32 metres along the optical axis; spherical: HxW
+                       float32 range along each ray, columns from +fov_x/2 (left) to -fov_x/2
+                       (right), rows from +fov_y/2 (top) down; reader attributes ``angle_min``
+                       (angle of column 0), ``angle_max`` and ``angle_increment`` (negative);
+                       both REP-118: +inf beyond max_range, -inf closer than min_range, nan
+                       invalid (see :mod:`.rays` for the LaserScan conversion)
+SegmentationCamera     HxWx3 uint8, a stable colour per entity (:func:`entity_color`), black
+                       for nothing; ``reader.labels`` HxW int32 indices into
+                       ``reader.entity_names`` (-1: nothing), ``reader.link_indices``
+SingleDistanceSensor   float metres; +inf if nothing within max_range, -inf if closer than
+ApproxDistanceSensor   min_range (REP-117)
+Accelerometer          (3,) float64 specific force in the sensor frame (+9.81 on z at rest)
+Gyroscope              (3,) float64 angular velocity (rad/s) in the sensor frame
+InertialUnit           (4,) float64 quaternion x, y, z, w of the sensor frame in the world
+Gps                    (3,) float64 world position (m)
+Compass                (3,) float64 unit vector to north (world +y) in the sensor frame
+CollisionSensor        {'in_contact': bool, 'contacts': sorted list of 'entity/link'}
+UserInput              float; ``reader.set(value)`` (ValueError outside minimum..maximum)
+JointPositionSensor    float (rad or m)
+=====================  ========================================================================
+
+Images are rendered only when read and at most once per physics step per view (see
+:mod:`.rendering`); noise is off unless a sensor's ``noise`` is set and is drawn from
+``sim.rng``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...scene import sensors as model
+from .base import Reader
+from .cameras import CameraReader, DepthCameraReader, SegmentationCameraReader, entity_color
+from .contact import CollisionSensorReader
+from .inertial import (AccelerometerReader, CompassReader, GpsReader, GyroscopeReader,
+                       InertialUnitReader)
+from .rays import ApproxDistanceReader, SingleDistanceReader, SphericalDepthReader
+from .rendering import RenderCache, prepare_rendering, render_cache
+from .user_input import JointPositionReader, UserInputReader
+
+READERS: dict[type, type[Reader]] = {
+    model.Camera: CameraReader,
+    model.DepthCamera: DepthCameraReader,
+    model.SegmentationCamera: SegmentationCameraReader,
+    model.SingleDistanceSensor: SingleDistanceReader,
+    model.ApproxDistanceSensor: ApproxDistanceReader,
+    model.Accelerometer: AccelerometerReader,
+    model.Gyroscope: GyroscopeReader,
+    model.InertialUnit: InertialUnitReader,
+    model.Gps: GpsReader,
+    model.Compass: CompassReader,
+    model.CollisionSensor: CollisionSensorReader,
+    model.UserInput: UserInputReader,
+    model.JointPositionSensor: JointPositionReader,
+}
+
+PROJECTIONS = ('perspective', 'spherical')
+
+
+def create_reader(sim: Any, entity_name: str, sensor: Any) -> Reader:
+    """The reader of ``sensor`` (mounted on entity ``entity_name``) in ``sim``."""
+    if isinstance(sensor, model.DepthCamera):
+        if sensor.projection not in PROJECTIONS:
+            raise ValueError(f'depth camera {sensor.name!r}: unknown projection '
+                             f'{sensor.projection!r}; expected one of {PROJECTIONS}')
+        if sensor.projection == 'spherical':
+            return SphericalDepthReader(sim, entity_name, sensor)
+    try:
+        reader_class = READERS[type(sensor)]
+    except KeyError:
+        raise ValueError(f'no reader for sensor {sensor!r}') from None
+    return reader_class(sim, entity_name, sensor)
+
+
+__all__ = ['READERS', 'Reader', 'RenderCache', 'create_reader', 'entity_color', 'prepare_rendering',
+           'render_cache']

@@ -1,0 +1,107 @@
+"""Rendered image sensors: colour, perspective depth and object segmentation."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+
+from .base import Reader
+from .noise import add_color_noise, add_gaussian
+from .rendering import Frame, View, render_cache
+
+DEPTH_NEAR = 0.01
+"""Near clipping plane of depth renders (m) unless ``min_range`` is smaller: objects between it
+and ``min_range`` are seen and reported as -inf rather than clipped away."""
+
+LINK_BITS = 24
+"""PyBullet's object-and-link mask: ``body + ((link + 1) << 24)``."""
+
+
+class _RenderedReader(Reader):
+    """Renders through the simulation's shared :class:`RenderCache`, only when read."""
+
+    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+        super().__init__(sim, entity, sensor)
+        self.cache = render_cache(sim)
+
+    def frame(self, near: float, far: float, need_mask: bool = False) -> Frame:
+        s = self.sensor
+        view = View.of(self.sensor_pose(), s.width, s.height, s.fov_x, s.fov_y)
+        return self.cache.frame(view, near, far, need_mask)
+
+    def after_step(self) -> None:
+        self.cache.invalidate()
+
+    def reset(self) -> None:
+        self.cache.invalidate()
+
+
+class CameraReader(_RenderedReader):
+    """HxWx3 uint8 RGB, lit by the scene's first light, scene background where nothing is hit."""
+
+    def read(self) -> np.ndarray:
+        rgb = self.frame(self.sensor.near, self.sensor.far).rgb.copy()
+        return add_color_noise(self.sim.rng, rgb, self.sensor.noise)
+
+
+class DepthCameraReader(_RenderedReader):
+    """HxW float32 metres along the optical axis (REP-118: +inf beyond ``max_range``, -inf closer
+    than ``min_range``)."""
+
+    def read(self) -> np.ndarray:
+        s = self.sensor
+        near = min(DEPTH_NEAR, max(s.min_range, 1e-3))
+        depth = self.frame(near, s.max_range).depth()
+        depth[depth > s.max_range] = np.inf
+        depth[depth < s.min_range] = -np.inf
+        return add_gaussian(self.sim.rng, depth, s.noise)
+
+
+def entity_color(name: str) -> tuple[int, int, int]:
+    """A stable colour for an entity name (never black, which marks the background)."""
+    digest = hashlib.blake2b(name.encode(), digest_size=3).digest()
+    return (digest[0] | 0x20, digest[1] | 0x20, digest[2] | 0x20)
+
+
+class SegmentationCameraReader(_RenderedReader):
+    """HxWx3 uint8, one stable colour per entity (:func:`entity_color`), black for background.
+
+    After each read, :attr:`labels` (HxW int32) holds per pixel the index of the entity hit in
+    :attr:`entity_names` (-1 for none) and :attr:`link_indices` the PyBullet link index (-1 for
+    the root or none).
+    """
+
+    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+        super().__init__(sim, entity, sensor)
+        self.entity_names: list[str] = []
+        self._entity_of_body: dict[int, int] = {}
+        self.labels = np.full((sensor.height, sensor.width), -1, dtype=np.int32)
+        self.link_indices = np.full((sensor.height, sensor.width), -1, dtype=np.int32)
+
+    def read(self) -> np.ndarray:
+        mask = self.frame(self.sensor.near, self.sensor.far, need_mask=True).mask
+        hit = mask >= 0
+        bodies = np.where(hit, mask & ((1 << LINK_BITS) - 1), -1)
+        self.link_indices = np.where(hit, (mask >> LINK_BITS) - 1, -1).astype(np.int32)
+        found = np.unique(bodies[hit])
+        lookup = np.full(int(found.max()) + 2 if found.size else 1, -1, dtype=np.int32)
+        for body in found:
+            lookup[body] = self._entity_index(int(body))
+        self.labels = lookup[bodies]  # index -1 is the last entry, which stays -1
+        palette = np.array([entity_color(n) for n in self.entity_names] + [(0, 0, 0)],
+                           dtype=np.uint8)
+        return palette[self.labels]
+
+    def _entity_index(self, body: int) -> int:
+        index = self._entity_of_body.get(body)
+        if index is None:
+            name = self.sim.entity_of_body(body)
+            if name in self.entity_names:
+                index = self.entity_names.index(name)
+            else:
+                index = len(self.entity_names)
+                self.entity_names.append(name)
+            self._entity_of_body[body] = index
+        return index

@@ -1,0 +1,35 @@
+"""Collision sensor: whether the sensor's link touched anything in the last physics step.
+
+All collision shapes of the link count (PyBullet's contact points do not say which shape of a
+compound link touched). Contacts with other links of the same entity count as well.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pybullet as p
+
+from .base import Reader
+
+CONTACT_DISTANCE = 0.0
+"""Contact points farther apart than this (m) are only near, not touching."""
+
+
+class CollisionSensorReader(Reader):
+    """``{'in_contact': bool, 'contacts': ['entity/link', ...]}`` (sorted, without repeats)."""
+
+    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+        super().__init__(sim, entity, sensor)
+        self.body = sim.body_id(entity)
+        self.link = sim.link_index(entity, sensor.link)
+
+    def read(self) -> dict[str, Any]:
+        points = p.getContactPoints(bodyA=self.body, linkIndexA=self.link,
+                                    physicsClientId=self.sim.client)
+        others = {(point[2], point[4]) for point in points if point[8] <= CONTACT_DISTANCE}
+        names = sorted({self._name(body, link) for body, link in others})
+        return {'in_contact': bool(names), 'contacts': names}
+
+    def _name(self, body: int, link: int) -> str:
+        return f'{self.sim.entity_of_body(body)}/{self.sim.link_name(body, link)}'

@@ -1,0 +1,40 @@
+"""Values that come from outside the simulation: user inputs and joint encoders."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .base import Reader
+from .noise import add_gaussian
+
+
+class UserInputReader(Reader):
+    """A float set with :meth:`set` (within ``minimum..maximum``), ``default`` until then and
+    after a reset."""
+
+    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+        super().__init__(sim, entity, sensor)
+        self.value = float(sensor.default)
+
+    def set(self, value: float) -> None:
+        s = self.sensor
+        number = float(value)
+        if not math.isfinite(number) or not s.minimum <= number <= s.maximum:
+            raise ValueError(f'user input {s.name!r}: {value!r} is outside '
+                             f'[{s.minimum}, {s.maximum}]')
+        self.value = number
+
+    def reset(self) -> None:
+        self.value = float(self.sensor.default)
+
+    def read(self) -> float:
+        return self.value
+
+
+class JointPositionReader(Reader):
+    """The position (rad or m) of ``sensor.joint``."""
+
+    def read(self) -> float:
+        position = self.sim.joint_states(self.entity)[self.sensor.joint][0]
+        return float(add_gaussian(self.sim.rng, float(position), self.sensor.noise))
