@@ -26,9 +26,9 @@ from .base import Reader
 from .noise import add_gaussian
 
 MAX_BATCH = p.MAX_RAY_INTERSECTION_BATCH_SIZE
-SELF_HIT_RETRIES = 3
-SELF_HIT_STEP = 1e-4
-"""How far (m) behind a hit on the sensor's own link a continued ray starts."""
+SELF_HIT_STEPS = (1e-3, 1e-2, 5e-2, 2e-1)
+"""How far (m) behind a hit on the sensor's own link a continued ray starts, per retry (Bullet
+reports a hit at once for a ray that starts just inside a shape's surface)."""
 APPROX_RAYS = 9
 """An ApproxDistanceSensor casts APPROX_RAYS x APPROX_RAYS rays evenly spread in its pyramid."""
 
@@ -41,7 +41,7 @@ def cast_rays(sim: Any, origins: np.ndarray, directions: np.ndarray, length: flo
     distances = np.full(len(directions), np.inf)
     start = np.zeros(len(directions))
     pending = np.arange(len(directions))
-    for _ in range(SELF_HIT_RETRIES + 1):
+    for step in (*SELF_HIT_STEPS, None):
         if pending.size == 0:
             break
         froms = origins[pending] + directions[pending] * start[pending, None]
@@ -53,7 +53,9 @@ def cast_rays(sim: Any, origins: np.ndarray, directions: np.ndarray, length: flo
         own = hit & (bodies == ignore[0]) & (links == ignore[1]) if ignore else np.zeros_like(hit)
         done = hit & ~own
         distances[pending[done]] = start[pending[done]] + fractions[done] * remaining[done]
-        start[pending[own]] += fractions[own] * remaining[own] + SELF_HIT_STEP
+        if step is None:
+            break
+        start[pending[own]] += fractions[own] * remaining[own] + step
         pending = pending[own & (start[pending] < length)]
     return distances
 
