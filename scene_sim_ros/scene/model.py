@@ -160,6 +160,8 @@ class MaterialPair:
     friction: float | None = None
     rolling_friction: float | None = None
     restitution: float | None = None
+    restitution_threshold: float | None = None
+    """Impact speed (m/s) below which a contact does not bounce (RaiSim); ``None``: default."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +196,7 @@ class ContactDefaults:
     friction: float = 1.0
     rolling_friction: float = 0.0
     restitution: float = 0.0
+    restitution_threshold: float | None = None
 
 
 @dataclass(frozen=True)
