@@ -1,0 +1,254 @@
+"""RaiSim sensor-set files (``<sensor_set>``) attached to a robot's links.
+
+A URDF link names its set with ``<link name="..." sensor="file.xml"/>``; the file is looked up
+(as RaiSim does) in the URDF's directory, then ``sensor/``, ``sensors/``, ``..`` and
+``../sensors`` beside it. Supported content:
+
+- ``<origin xyz rpy>``: the set's frame in the link frame (applies to everything below);
+- ``<link>``: URDF ``inertial``/``visual``/``collision`` added to the robot link (the inertial
+  only where the URDF link has no mass); visual meshes resolve against the sensor file's directory;
+- ``<sensor name type update_rate>`` with ``<origin>``:
+
+  - ``rgb``: ``camera horizontal_fov``, ``image width height``, ``clip near far``,
+    ``noise stddev`` -> :class:`Camera` (vertical fov from the aspect ratio);
+  - ``depth``: the same -> :class:`DepthCamera` (perspective, range = clip);
+  - ``imu``: -> :class:`Accelerometer`, :class:`Gyroscope` and :class:`InertialUnit`
+    (``<name>_accelerometer``, ``_gyroscope``, ``_orientation``);
+  - ``spinning_lidar``: ``yaw samples``, ``pitch samples min_angle max_angle``, ``range min max``
+    -> a spherical :class:`DepthCamera` covering 360 degrees, tilted to the pitch range's centre.
+
+Sensors are named ``<link>_<sensor>`` (RaiSim addresses them by set link and sensor name);
+update rates go to ``Scene.metadata['sensor_update_rates']``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lxml import etree
+
+from ...errors import SceneLoadError
+from ...scene import (Accelerometer, Camera, DepthCamera, Entity, Gyroscope, Inertial,
+                      InertialUnit, Link, Sensor)
+from ...scene.inertia import combine, rotate_inertia
+from ...scene.transforms import IDENTITY, Pose, quat_from_axis_angle
+from .. import urdf as urdf_format
+
+SEARCH_DIRECTORIES = ('.', 'sensor', 'sensors', '..', '../sensors')
+
+
+@dataclass(frozen=True)
+class SensorSet:
+    """A parsed sensor-set file: its name, frame, link content and sensors (mounted in the
+    robot link frame)."""
+
+    name: str
+    link: Link
+    sensors: tuple[Sensor, ...]
+    update_rates: dict[str, float]
+    warnings: tuple[str, ...]
+
+
+class _Reader:
+    def __init__(self, file: Path, strict: bool):
+        self.file = file
+        self.strict = strict
+        self.warnings: list[str] = []
+        self.errors: list[str] = []
+
+    def warn(self, element: etree._Element, message: str) -> None:
+        (self.errors if self.strict else self.warnings).append(
+            f'{self.file}:{element.sourceline}: {message}')
+
+    def error(self, element: etree._Element, message: str) -> None:
+        self.errors.append(f'{self.file}:{element.sourceline}: {message}')
+
+    def number(self, element: etree._Element | None, attribute: str, default: float) -> float:
+        if element is None or element.get(attribute) is None:
+            return default
+        try:
+            return float(element.get(attribute, ''))
+        except ValueError:
+            self.error(element, f'{attribute}="{element.get(attribute)}" is not a number')
+            return default
+
+    def origin(self, parent: etree._Element) -> Pose:
+        origin = parent.find('origin')
+        if origin is None:
+            return IDENTITY
+        try:
+            xyz = [float(v) for v in origin.get('xyz', '0 0 0').split()]
+            rpy = [float(v) for v in origin.get('rpy', '0 0 0').split()]
+            return Pose.from_xyz_rpy(xyz, rpy)
+        except ValueError:
+            self.error(origin, 'origin needs xyz and rpy with three numbers each')
+            return IDENTITY
+
+
+def load_sensor_set(path: Path, *, link: str, res_dir: Path | None = None,
+                    strict: bool = False) -> SensorSet:
+    """Read a sensor-set file for robot link ``link``."""
+    reader = _Reader(path, strict)
+    try:
+        root = urdf_format.parse_xml(path.read_text(encoding='utf-8'))
+    except OSError as err:
+        raise SceneLoadError(f'cannot read file: {err.strerror}', path) from None
+    except etree.XMLSyntaxError as err:
+        raise SceneLoadError(f'malformed XML: {err.msg}', path, err.lineno) from None
+    if root.tag != 'sensor_set':
+        raise SceneLoadError(f'expected <sensor_set>, found <{root.tag}>', path, root.sourceline)
+    frame = reader.origin(root)
+    link_element = root.find('link')
+    content = Link(link)
+    sensors: list[Sensor] = []
+    rates: dict[str, float] = {}
+    for child in root:
+        if isinstance(child.tag, str) and child.tag not in ('origin', 'link'):
+            reader.warn(child, f'unknown element <{child.tag}> in <sensor_set> ignored')
+    if link_element is not None:
+        parsed, warnings, errors = urdf_format.parse_link(link_element, file=path,
+                                                          res_dir=res_dir, strict=strict)
+        reader.warnings.extend(warnings)
+        reader.errors.extend(errors)
+        content = _moved(dataclasses.replace(parsed, name=link), frame)
+        for element in link_element.findall('sensor'):
+            name = f'{link}_{element.get("name", "sensor")}'
+            made = _sensor(reader, element, name, link, frame * reader.origin(element))
+            sensors.extend(made)
+            if made and element.get('update_rate'):
+                rates[name] = reader.number(element, 'update_rate', 0.0)
+    if reader.errors:
+        raise SceneLoadError('\n'.join(reader.errors))
+    return SensorSet(root.get('name', path.stem), content, tuple(sensors), rates,
+                     tuple(reader.warnings))
+
+
+def _moved(link: Link, frame: Pose) -> Link:
+    if frame.is_identity():
+        return link
+    inertial = link.inertial
+    moved_inertial = Inertial(inertial.mass, frame.transform_point(inertial.com),
+                              rotate_inertia(inertial.inertia, frame.orientation))
+    return dataclasses.replace(
+        link, inertial=moved_inertial,
+        collisions=tuple(dataclasses.replace(c, pose=frame * c.pose) for c in link.collisions),
+        visuals=tuple(dataclasses.replace(v, pose=frame * v.pose) for v in link.visuals))
+
+
+def _camera_parameters(reader: _Reader, element: etree._Element
+                       ) -> tuple[int, int, float, float, float, float, float]:
+    camera = element.find('camera')
+    if camera is None:
+        reader.error(element, f'sensor {element.get("name")!r} needs <camera>')
+        camera = etree.Element('camera')
+    image, clip, noise = camera.find('image'), camera.find('clip'), camera.find('noise')
+    width = int(reader.number(image, 'width', 640))
+    height = int(reader.number(image, 'height', 480))
+    fov_x = reader.number(camera, 'horizontal_fov', math.radians(90.0))
+    fov_y = 2.0 * math.atan(math.tan(fov_x / 2.0) * height / max(width, 1))
+    near, far = reader.number(clip, 'near', 0.1), reader.number(clip, 'far', 100.0)
+    return width, height, fov_x, fov_y, near, far, reader.number(noise, 'stddev', 0.0)
+
+
+def _rgb(reader: _Reader, element: etree._Element, name: str, link: str, pose: Pose
+         ) -> list[Sensor]:
+    width, height, fov_x, fov_y, near, far, noise = _camera_parameters(reader, element)
+    return [Camera(name, link, width, height, fov_x, fov_y, pose, noise, near, far)]
+
+
+def _depth(reader: _Reader, element: etree._Element, name: str, link: str, pose: Pose
+           ) -> list[Sensor]:
+    width, height, fov_x, fov_y, near, far, noise = _camera_parameters(reader, element)
+    return [DepthCamera(name, link, width, height, fov_x, fov_y, near, far, 'perspective', pose,
+                        noise)]
+
+
+def _imu(reader: _Reader, element: etree._Element, name: str, link: str, pose: Pose
+         ) -> list[Sensor]:
+    return [Accelerometer(f'{name}_accelerometer', link, pose),
+            Gyroscope(f'{name}_gyroscope', link, pose),
+            InertialUnit(f'{name}_orientation', link, pose)]
+
+
+def _spinning_lidar(reader: _Reader, element: etree._Element, name: str, link: str, pose: Pose
+                    ) -> list[Sensor]:
+    yaw, pitch, limits = element.find('yaw'), element.find('pitch'), element.find('range')
+    columns = int(reader.number(yaw, 'samples', 360))
+    rows = int(reader.number(pitch, 'samples', 16))
+    low = reader.number(pitch, 'min_angle', -0.26)
+    high = reader.number(pitch, 'max_angle', 0.26)
+    # positive pitch looks up; rotating the sensor frame about -y by the centre tilts +x up
+    tilt = Pose(orientation=quat_from_axis_angle((0.0, 1.0, 0.0), -(low + high) / 2.0))
+    return [DepthCamera(name, link, columns, rows, 2.0 * math.pi, high - low,
+                        reader.number(limits, 'min', 0.1), reader.number(limits, 'max', 50.0),
+                        'spherical', pose * tilt)]
+
+
+SENSOR_TYPES: dict[str, Callable[[_Reader, etree._Element, str, str, Pose], list[Sensor]]] = {
+    'rgb': _rgb, 'depth': _depth, 'imu': _imu, 'spinning_lidar': _spinning_lidar,
+}
+
+
+def _sensor(reader: _Reader, element: etree._Element, name: str, link: str, pose: Pose
+            ) -> list[Sensor]:
+    kind = element.get('type', '')
+    maker = SENSOR_TYPES.get(kind)
+    if maker is None:
+        reader.warn(element, f'sensor type {kind!r} not supported; sensor {name!r} ignored')
+        return []
+    return maker(reader, element, name, link, pose)
+
+
+def find_sensor_file(urdf_path: Path, filename: str) -> Path | None:
+    if Path(filename).is_absolute():
+        return Path(filename) if Path(filename).is_file() else None
+    for directory in SEARCH_DIRECTORIES:
+        candidate = urdf_path.parent / directory / filename
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def attach_sensor_sets(model: urdf_format.UrdfModel, urdf_path: Path, res_dir: Path | None,
+                       warnings: list[str], metadata: dict[str, Any], strict: bool = False
+                       ) -> Entity:
+    """The model's entity with the sensor sets named by its links merged in."""
+    entity = model.entity
+    if not model.sensor_sets:
+        return entity
+    links = {link.name: link for link in entity.links}
+    sensors = list(entity.sensors)
+    rates = metadata.setdefault('sensor_update_rates', {})
+    for link_name, filename, line in model.sensor_sets:
+        path = find_sensor_file(urdf_path, filename)
+        if path is None:
+            message = f'{urdf_path}:{line}: sensor set {filename!r} of link {link_name!r} not found'
+            if strict:
+                raise SceneLoadError(message)
+            warnings.append(message + '; no sensors attached')
+            continue
+        sensor_set = load_sensor_set(path, link=link_name, res_dir=res_dir, strict=strict)
+        warnings.extend(sensor_set.warnings)
+        links[link_name] = _merged(links[link_name], sensor_set.link)
+        sensors.extend(sensor_set.sensors)
+        rates.update({f'{entity.name}/{k}': v for k, v in sensor_set.update_rates.items()})
+    return dataclasses.replace(entity, kind='robot',
+                               links=tuple(links[link.name] for link in entity.links),
+                               sensors=tuple(sensors))
+
+
+def _merged(link: Link, extra: Link) -> Link:
+    inertial = link.inertial
+    if extra.inertial.mass > 0.0:
+        mass, com, inertia = combine([
+            (inertial.mass, inertial.com, inertial.inertia),
+            (extra.inertial.mass, extra.inertial.com, extra.inertial.inertia)])
+        inertial = Inertial(mass, com, inertia)
+    return dataclasses.replace(link, inertial=inertial,
+                               collisions=link.collisions + extra.collisions,
+                               visuals=link.visuals + extra.visuals)
