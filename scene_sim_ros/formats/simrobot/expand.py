@@ -1,0 +1,277 @@
+"""Expansion of ``ref`` and ``Set``: turns definitions into concrete element instances.
+
+SimRobot's rules, as implemented in its parser:
+
+- ``ref="X"`` on element ``<T>`` names the top-level ``<T name="X">`` (the same element name,
+  from any included file). A referenced definition may itself carry ``ref`` (a chain; loops are
+  errors). The referencing element's attributes win; missing ones come from the chain in order.
+- Children: the referencing element's own children come first, then each definition's. A child
+  of a class that may occur only once (``Translation``, ``Rotation``, ``Surface``, ``Axis``,
+  the ``Body`` of a joint, ...) given by the referencing element replaces the definition's.
+  Repeatable children (geometries, appearances, masses, joints, sensors, ``Set``) accumulate.
+- ``<Set name value>`` defines a placeholder in the element that contains it; the first ``Set``
+  of a name wins, so a referencing element's ``Set`` overrides the definition's default.
+- ``$name``, ``$(name)``, ``${name}`` in any attribute (numbers, names, refs) resolve in the
+  instantiation context: the element's parent, then its parent, ... up to the ``Scene``. An
+  element's own ``Set`` children apply to its descendants, not to its own attributes. All
+  ``Set`` children of an element are applied before its other children are expanded (SimRobot
+  applies them in document order; the results differ only for a placeholder used before the
+  ``Set`` that defines it in the same element, which SimRobot would resolve further out).
+- Unresolved placeholders are errors (SimRobot leaves them in the text and fails later).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .elements import GRAMMAR, SIMULATION, ElementSpec
+from .reader import Diagnostics, Document, Node
+from .values import (BadValue, Scope, parse_bool, parse_color, parse_integer, parse_quantity,
+                     substitute)
+
+ALWAYS_ALLOWED = frozenset({'name', 'ref'})
+
+
+class Instance:
+    """One expanded element: resolved attributes, children and the scope it defines."""
+
+    __slots__ = ('tag', 'spec', 'node', 'attrs', 'origins', 'children', 'texts', 'scope', 'diag',
+                 'unknown')
+
+    def __init__(self, tag: str, spec: ElementSpec, node: Node, attrs: dict[str, str],
+                 origins: dict[str, Node], scope: Scope, diag: Diagnostics):
+        self.tag = tag
+        self.spec = spec
+        self.node = node
+        self.attrs = attrs
+        self.origins = origins
+        self.children: list[Instance] = []
+        self.texts: list[Node] = []
+        self.scope = scope
+        self.diag = diag
+        self.unknown: dict[str, str] = {}  # unexpected attributes, unresolved, for metadata
+
+    def __repr__(self) -> str:
+        return f'<{self.tag} {self.attrs}>'
+
+    # locations -------------------------------------------------------------------------
+    @property
+    def file(self) -> str:
+        return self.node.file
+
+    @property
+    def line(self) -> int:
+        return self.node.line
+
+    def origin(self, key: str) -> Node:
+        return self.origins.get(key, self.node)
+
+    def error(self, message: str, key: str | None = None) -> None:
+        node = self.origin(key) if key is not None else self.node
+        self.diag.error(message, node.file, node.line)
+
+    def warn(self, message: str, key: str | None = None) -> None:
+        node = self.origin(key) if key is not None else self.node
+        self.diag.warn(message, node.file, node.line)
+
+    # typed getters (errors are recorded; the default is returned) ----------------------
+    def raw(self, key: str, required: bool = False) -> str | None:
+        value = self.attrs.get(key)
+        if value is None and required:
+            self.error(f'missing required attribute "{key}" of <{self.tag}>')
+        return value
+
+    def string(self, key: str, default: str = '', required: bool = False) -> str:
+        value = self.raw(key, required)
+        return default if value is None else value
+
+    def number(self, key: str, units: dict[str, float], default: float = 0.0,
+               required: bool = False) -> float:
+        value = self.raw(key, required)
+        if value is None:
+            return default
+        try:
+            return parse_quantity(value, units)
+        except BadValue as err:
+            self.error(f'attribute "{key}" of <{self.tag}>: {err}', key)
+            return default
+
+    def integer(self, key: str, default: int = 0, required: bool = False) -> int:
+        value = self.raw(key, required)
+        if value is None:
+            return default
+        try:
+            return parse_integer(value)
+        except BadValue as err:
+            self.error(f'attribute "{key}" of <{self.tag}>: {err}', key)
+            return default
+
+    def boolean(self, key: str, default: bool) -> bool:
+        value = self.raw(key)
+        if value is None:
+            return default
+        try:
+            return parse_bool(value)
+        except BadValue as err:
+            self.error(f'attribute "{key}" of <{self.tag}>: {err}', key)
+            return default
+
+    def color(self, key: str, default: tuple[float, float, float, float] | None = None,
+              required: bool = False) -> tuple[float, float, float, float] | None:
+        value = self.raw(key, required)
+        if value is None:
+            return default
+        try:
+            return parse_color(value)
+        except BadValue as err:
+            self.error(f'attribute "{key}" of <{self.tag}>: {err}', key)
+            return default
+
+    def path(self, key: str) -> Path | None:
+        """A file path attribute, relative to the file that wrote it."""
+        value = self.raw(key)
+        if not value:
+            return None
+        path = Path(value)
+        if not path.is_absolute():
+            path = Path(self.origin(key).file).parent / path
+        return Path(_normalize(path))
+
+    # children ----------------------------------------------------------------------------
+    def first(self, cls: str) -> Instance | None:
+        for child in self.children:
+            if child.spec.cls == cls:
+                return child
+        return None
+
+    def all(self, cls: str) -> list[Instance]:
+        return [child for child in self.children if child.spec.cls == cls]
+
+
+def _normalize(path: Path) -> str:
+    import os
+    return os.path.normpath(path)
+
+
+class Expander:
+    """Expands nodes against the definitions of one :class:`Document`."""
+
+    def __init__(self, document: Document, diag: Diagnostics):
+        self.document = document
+        self.diag = diag
+
+    def _resolve(self, text: str, scope: Scope | None, node: Node, key: str) -> str:
+        value, missing = substitute(text, scope)
+        for name in missing:
+            self.diag.error(f'unresolved placeholder "${name}" in attribute "{key}" of '
+                            f'<{node.tag}>', node.file, node.line)
+        return value
+
+    def _definition_chain(self, node: Node, scope: Scope | None) -> list[Node] | None:
+        chain: list[Node] = []
+        current = node
+        while 'ref' in current.attrs:
+            name = self._resolve(current.attrs['ref'], scope, current, 'ref')
+            target = self.document.definitions.get((node.tag, name))
+            if target is None:
+                self.diag.error(f'unknown reference: no top-level <{node.tag} name="{name}">',
+                                current.file, current.line)
+                return None
+            if target is node or target in chain:
+                self.diag.error(f'looping reference "{name}" of <{node.tag}>',
+                                current.file, current.line)
+                return None
+            chain.append(target)
+            current = target
+        return chain
+
+    def expand(self, node: Node, parent_scope: Scope | None,
+               parent_spec: ElementSpec = SIMULATION) -> Instance | None:
+        spec = GRAMMAR[node.tag]
+        chain = self._definition_chain(node, parent_scope)
+        if chain is None:
+            return None
+        passes = [node, *chain]
+        raw: dict[str, str] = {}
+        origins: dict[str, Node] = {}
+        for source in passes:
+            for key, value in source.attrs.items():
+                if key not in raw:
+                    raw[key] = value
+                    origins[key] = source
+        attrs: dict[str, str] = {}
+        unknown: dict[str, str] = {}
+        for key, value in raw.items():
+            if key == 'ref':
+                continue
+            if key not in spec.attributes and key not in ALWAYS_ALLOWED:
+                origin = origins[key]
+                self.diag.warn(f'unexpected attribute "{key}" of <{node.tag}>',
+                               origin.file, origin.line)
+                unknown[key] = value
+                continue
+            attrs[key] = self._resolve(value, parent_scope, origins[key], key)
+        scope = Scope(parent_scope)
+        instance = Instance(node.tag, spec, node, attrs, origins, scope, self.diag)
+        instance.unknown = unknown
+        pending = self._gather_children(instance, passes, scope)
+        for child in pending:
+            expanded = self.expand(child, scope, spec)
+            if expanded is not None:
+                instance.children.append(expanded)
+        return instance
+
+    def _gather_children(self, instance: Instance, passes: list[Node],
+                         scope: Scope) -> list[Node]:
+        spec = instance.spec
+        parsed_before: set[str] = set()
+        pending: list[Node] = []
+        for source in passes:
+            if source.text is not None and source.text.strip():
+                instance.texts.append(source)
+            parsed_now: set[str] = set()
+            for child in source.children:
+                child_spec = GRAMMAR.get(child.tag)
+                if child_spec is None:
+                    self.diag.warn(f'unknown element <{child.tag}>', child.file, child.line)
+                    continue
+                cls = child_spec.cls
+                if cls not in spec.children:
+                    self.diag.warn(f'unexpected element <{child.tag}> in <{instance.tag}>',
+                                   child.file, child.line)
+                    continue
+                if cls not in spec.repeatable:
+                    if cls in parsed_before and cls not in parsed_now:
+                        parsed_now.add(cls)  # replaced by the referencing element's child
+                        continue
+                    if cls in parsed_now:
+                        self.diag.warn(f'unexpected second <{child.tag}> in <{instance.tag}>',
+                                       child.file, child.line)
+                        continue
+                parsed_now.add(cls)
+                if child.tag == 'Set':
+                    self._apply_set(child, scope)
+                else:
+                    pending.append(child)
+            parsed_before |= parsed_now
+        for cls in spec.required:
+            if cls not in parsed_before:
+                names = ', '.join(f'<{tag}>' for tag, s in GRAMMAR.items() if s.cls == cls)
+                self.diag.error(f'<{instance.tag}> needs a child element {names}',
+                                instance.file, instance.line)
+        return pending
+
+    def _apply_set(self, node: Node, scope: Scope) -> None:
+        name = node.attrs.get('name')
+        value = node.attrs.get('value')
+        if name is None or value is None:
+            missing = 'name' if name is None else 'value'
+            self.diag.error(f'missing required attribute "{missing}" of <Set>',
+                            node.file, node.line)
+            return
+        for key in node.attrs:
+            if key not in ('name', 'value'):
+                self.diag.warn(f'unexpected attribute "{key}" of <Set>', node.file, node.line)
+        name = self._resolve(name, scope, node, 'name')
+        if name not in scope.values:
+            scope.values[name] = self._resolve(value, scope, node, 'value')
