@@ -1,0 +1,178 @@
+"""Webots worlds (``.wbt``) and PROTO files (``.proto``) -> :class:`~scene_sim_ros.scene.Scene`.
+
+Syntax (:mod:`.lexer`, :mod:`.parser`): the ``#VRML_SIM`` header and its version, nodes with
+SF/MF fields (numbers, vectors, axis-angle rotations, strings with escapes, ``TRUE``/``FALSE``,
+nodes, ``NULL``), comments, ``DEF``/``USE``, ``PROTO`` definitions in the world and in
+``.proto`` files (``IS`` bindings, interface defaults, nesting), ``EXTERNPROTO`` to local paths,
+and the simple procedural templates (``%<= fields.x.value >%``; :mod:`.template`).
+
+Mapping (:mod:`.mapping`): ``WorldInfo`` (gravity, ``basicTimeStep`` ms -> ``step_length`` s,
+ERP/CFM, ``contactProperties`` -> ``material_pairs``; worlds before R2022a are Y-up and are
+turned Z-up by +90 degrees about x), ``Background.skyColor``, lights, ``Solid``/``Robot`` trees
+with ``Physics`` (mass or density x bounding volume, centre of mass, inertia matrix),
+bounding objects (Box, Sphere, Cylinder, Capsule, Plane, IndexedFaceSet, Mesh (local files),
+ElevationGrid (R2022a+), Group, Transform/Pose), ``Shape`` appearances (PBRAppearance
+baseColor, Material diffuseColor, transparency, local ImageTextures) -> visuals,
+``HingeJoint``/``SliderJoint`` -> revolute/prismatic joints, ``Hinge2Joint`` -> two revolute
+joints through a 1 g intermediate link, ``BallJoint`` -> 'ball'; ``RotationalMotor``/
+``LinearMotor`` -> :class:`ServoMotor` (position control as in Webots: ``controlPID``,
+``maxVelocity``, ``maxTorque``/``maxForce``; ``minPosition``/``maxPosition`` or the joint stops
+as limits; the motor's name names the joint), ``PositionSensor`` -> joint position sensor,
+``Camera``, ``RangeFinder`` and ``Lidar`` -> (depth) cameras, ``DistanceSensor`` (range from
+the lookup table), ``TouchSensor`` -> collision sensor, ``Accelerometer``, ``Gyro``,
+``InertialUnit``, ``GPS``, ``Compass``. Since R2022a Webots devices look along +x with z up,
+as our sensors do; older cameras looked along -z with y up and are rotated accordingly.
+
+Entities: a top-level ``Robot`` is a 'robot' (fixed to the world when it has no Physics, as
+in Webots); a top-level ``Solid`` with joints or devices is a 'robot', with Physics an
+'object', else 'static'. A Solid nested without a joint is fused into its parent when it has
+no Physics, else attached by a fixed joint. Names come from ``name`` fields, made unique the
+Webots way (``solid``, ``solid(1)``).
+
+Missing PROTOs: a remote ``EXTERNPROTO`` (``webots://``, ``https://``) is used when a file
+``<Name>.proto`` is found locally (beside the world, in ``protos/``, ``../protos/`` or the
+folders of the ``webots.proto_path`` parameter). Otherwise an instance that is part of a robot
+(inside a Robot, an endPoint, a geometry, or a top-level instance with robot fields such as
+``controller``) is an error naming every such PROTO, because leaving it out would change the
+robot. Decorative instances (top-level arenas and backgrounds, appearances) are left out with
+one warning each, or are errors with ``strict=True``. The device sample worlds of Webots
+therefore load with warnings for ``RectangleArena`` and friends (and no floor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from ...errors import SceneLoadError
+from ...scene.model import Entity, Light, Scene
+from ...scene.transforms import IDENTITY, Pose
+from .mapping import (Y_UP_TO_Z_UP, Context, EntityBuilder, EntityDraft, build_entity,
+                      contact_pairs, gravity, light, node_pose, unique)
+from .nodes import Node
+from .parser import Document, parse_file
+from .protos import ProtoLibrary, search_path
+
+ROBOT_FIELDS = frozenset({'controller', 'controllerArgs', 'supervisor', 'extensionSlot',
+                          'bodySlot', 'toolSlot', 'sensorSlot'})
+IGNORED_TOP_LEVEL = frozenset({'Viewpoint', 'Fog'})
+LIGHTS = frozenset({'DirectionalLight', 'PointLight', 'SpotLight'})
+NEW_AXES_YEAR = 2022
+
+
+class _World:
+    def __init__(self, context: Context, world_pose: Pose):
+        self.context = context
+        self.world_pose = world_pose
+        self.entities: list[Entity] = []
+        self.lights: list[Light] = []
+        self.names: set[str] = set()
+        self.background = (0.0, 0.0, 0.0, 1.0)
+        self.controllers: dict[str, str] = {}
+
+    def add(self, node: Node, pose: Pose) -> None:
+        if node.missing_url is not None:
+            self.missing(node)
+        elif node.type in ('Solid', 'Robot'):
+            entity = build_entity(self.context, node, pose, self.names)
+            self.entities.append(entity)
+            if node.type == 'Robot':
+                self.controllers[entity.name] = node.string('controller', '<generic>')
+        elif node.type in ('Pose', 'Transform'):
+            for child in node.nodes('children'):
+                self.add(child, pose * node_pose(node))
+        elif node.type == 'Group':
+            for child in node.nodes('children'):
+                self.add(child, pose)
+        elif node.type in LIGHTS:
+            self.lights.append(light(node, self.world_pose))
+        elif node.type == 'Background':
+            sky = node.mf_vec('skyColor', 3)
+            if sky:
+                self.background = (*sky[0], 1.0)  # type: ignore[assignment]
+        elif node.type == 'Shape':
+            self.decoration(node, pose)
+        elif node.type not in IGNORED_TOP_LEVEL and node.type != 'WorldInfo':
+            self.context.warn(node, f'{node.type} at the top level is not supported; ignored')
+
+    def decoration(self, node: Node, pose: Pose) -> None:
+        draft = EntityDraft(unique('shape', self.names))
+        link = draft.new_link(draft.name)
+        EntityBuilder(self.context, draft).shape(node, link, IDENTITY)
+        if link.visuals:
+            self.entities.append(Entity(draft.name, 'static', (link.freeze(),), pose=pose,
+                                        fixed_base=True))
+
+    def missing(self, node: Node) -> None:
+        message = f'PROTO {node.type} is not available locally ({node.missing_url})'
+        robot_like = any(name in ROBOT_FIELDS for name in node.fields)
+        if robot_like:
+            self.context.errors.append(f'{node.file}:{node.line}: {message}; it is a robot')
+        else:
+            self.context.warn(node, f'{message}; left out')
+
+
+def _y_up(document: Document, world_info: Node | None) -> bool:
+    if document.version is None or document.version[0] >= NEW_AXES_YEAR:
+        return False
+    system = world_info.string('coordinateSystem', 'NUE') if world_info is not None else 'NUE'
+    return system != 'ENU'
+
+
+def _raise_collected(context: Context, library: ProtoLibrary) -> None:
+    if not context.errors:
+        return
+    if library.missing:
+        context.errors.append('missing remote PROTOs: ' + ', '.join(
+            f'{name} ({url})' for name, url in library.missing.items()))
+    first, *rest = context.errors
+    raise SceneLoadError('\n'.join([first, *rest]))
+
+
+def _proto_instance(document: Document, path: Path) -> list[Node]:
+    if not document.protos:
+        raise SceneLoadError('the file defines no PROTO', path)
+    name = list(document.protos)[-1]
+    return [Node(name, {}, document.file, document.protos[name].line)]
+
+
+def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
+         strict: bool = False) -> Scene:
+    """Load a Webots world or a PROTO file (a scene holding one instance with its defaults)."""
+    path = Path(path)
+    parameters = parameters or {}
+    document = parse_file(path)
+    context = Context(str(path), False, strict)
+    library = ProtoLibrary(search_path(parameters.get('webots.proto_path')),
+                           lambda file, line, message: context.warnings.append(
+                               f'{file}:{line}: {message}'))
+    library.add(document)
+    top = _proto_instance(document, path) if path.suffix.lower() == '.proto' else document.nodes
+    nodes = library.expand_all(top)
+    world_info = next((n for n in nodes if n.type == 'WorldInfo'), None)
+    context.y_up = _y_up(document, world_info)
+    world_pose = Y_UP_TO_Z_UP if context.y_up else IDENTITY
+    world = _World(context, world_pose)
+    for node in nodes:
+        world.add(node, world_pose)
+    _raise_collected(context, library)
+    info = world_info or Node('WorldInfo')
+    return Scene(
+        name=info.string('title', '') or path.stem,
+        entities=tuple(world.entities),
+        format='webots',
+        source=path,
+        step_length=info.float('basicTimeStep', 32.0) / 1000.0,
+        gravity=gravity(info, context.y_up),
+        background=world.background,
+        erp=info.float('ERP', 0.2),
+        cfm=info.float('CFM', 1e-5),
+        lights=tuple(world.lights),
+        material_pairs=tuple(contact_pairs(info)),
+        warnings=tuple(context.warnings),
+        metadata={'webots_version': document.version, 'controllers': world.controllers,
+                  'y_up': context.y_up},
+    )
+
+
+__all__ = ['load']

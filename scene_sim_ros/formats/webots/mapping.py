@@ -1,0 +1,575 @@
+"""Webots nodes -> scene model, one handler per node type (tables ``CHILD_HANDLERS``,
+``SENSOR_HANDLERS``, ``JOINT_HANDLERS``, ``WORLD_HANDLERS``).
+
+Frames: a Solid's link frame is the Solid's own frame, except below a joint whose axis does
+not pass through the endPoint origin: there the link frame sits on the joint anchor (with the
+endPoint's orientation) and the Solid's contents are shifted accordingly, because our joints
+(URDF) rotate about the child frame origin. Joint axes are given in the parent frame in Webots
+and converted to the child frame.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...scene import geometry as shapes
+from ...scene.inertia import Inertia6, combine, rotate_inertia
+from ...scene.model import Collision, Entity, Inertial, Joint, Light, Link, MaterialPair, Visual
+from ...scene.motors import ServoMotor
+from ...scene.sensors import (Accelerometer, Camera, CollisionSensor, Compass, DepthCamera, Gps,
+                              Gyroscope, InertialUnit, JointPositionSensor, Sensor,
+                              SingleDistanceSensor)
+from ...scene.transforms import (IDENTITY, Pose, Vec3, normalized, quat_conjugate,
+                                 quat_from_axis_angle, quat_from_matrix, quat_rotate, scale)
+from .geometry import GEOMETRY_HANDLERS, GeometryContext, centroid_of, inertia_of, plane_visual, \
+    volume
+from .nodes import Node
+
+# Before R2022a cameras, range finders and lidars looked along -z with y up; our sensor frame
+# looks along +x with z up: x_sensor = -z_device, y_sensor = -x_device, z_sensor = y_device.
+OLD_OPTICAL_TO_SENSOR = Pose(orientation=quat_from_matrix(((0, -1, 0), (0, 0, 1), (-1, 0, 0))))
+Y_UP_TO_Z_UP = Pose(orientation=quat_from_axis_angle((1.0, 0.0, 0.0), math.pi / 2.0))
+HINGE2_LINK_MASS = 1e-3  # kg: the intermediate link of a Hinge2Joint (massless in Webots)
+DEFAULT_INERTIA_RADIUS = 0.05  # m: a solid with a mass but no bounding object is a ball this big
+INFINITE_FRICTION = 1e4  # Webots writes -1 for infinite Coulomb friction
+UNSIMULATED_DEVICES = frozenset({
+    'LED', 'Emitter', 'Receiver', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
+    'Connector', 'Charger', 'Propeller', 'Altimeter', 'VacuumGripper', 'Track', 'Brake',
+    'Muscle', 'Skin', 'Focus', 'Zoom', 'Recognition', 'Lens', 'LensDistortion', 'Slot',
+    'Billboard', 'TrackWheel', 'CadShape',
+})
+DECORATIVE_FIELDS = frozenset({'appearance', 'material', 'texture', 'baseColorMap'})
+
+
+def unique(name: str, used: set[str]) -> str:
+    """Webots' way: the second ``solid`` is ``solid(1)``."""
+    candidate, count = name, 0
+    while candidate in used:
+        count += 1
+        candidate = f'{name}({count})'
+    used.add(candidate)
+    return candidate
+
+
+def node_pose(node: Node) -> Pose:
+    return Pose(node.vec3('translation', (0.0, 0.0, 0.0)), node.rotation())
+
+
+@dataclass
+class Context:
+    file: str
+    y_up: bool
+    strict: bool
+    warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    warned_types: set[tuple[str, str]] = field(default_factory=set)
+
+    def warn(self, node: Node, message: str, name: str | None = None) -> None:
+        file, line = node.where(name)
+        text = f'{file}:{line}: {message}'
+        (self.errors if self.strict else self.warnings).append(text)
+
+    def warn_once(self, node: Node, message: str) -> None:
+        key = (node.file, node.type)
+        if key not in self.warned_types:
+            self.warned_types.add(key)
+            self.warn(node, message)
+
+    def resolve_url(self, node: Node, url: str) -> Path | None:
+        if url.startswith(('webots://', 'http://', 'https://', 'root://')):
+            return None
+        path = Path(url.removeprefix('file://'))
+        if not path.is_absolute():
+            path = Path(node.file).parent / path
+        return path.resolve() if path.is_file() else None
+
+    @property
+    def geometry(self) -> GeometryContext:
+        return GeometryContext(self.y_up, self.resolve_url, self.warn)
+
+
+@dataclass
+class LinkDraft:
+    name: str
+    collisions: list[Collision] = field(default_factory=list)
+    visuals: list[Visual] = field(default_factory=list)
+    mass_parts: list[tuple[float, Vec3, Inertia6]] = field(default_factory=list)
+
+    def freeze(self) -> Link:
+        mass, com, inertia = combine(self.mass_parts)
+        return Link(self.name, Inertial(mass, com, inertia), tuple(self.collisions),
+                    tuple(self.visuals))
+
+
+@dataclass
+class EntityDraft:
+    name: str
+    links: list[LinkDraft] = field(default_factory=list)
+    joints: list[Joint] = field(default_factory=list)
+    sensors: list[Sensor] = field(default_factory=list)
+    link_names: set[str] = field(default_factory=set)
+    joint_names: set[str] = field(default_factory=set)
+    sensor_names: set[str] = field(default_factory=set)
+
+    def new_link(self, name: str) -> LinkDraft:
+        link = LinkDraft(unique(name, self.link_names))
+        self.links.append(link)
+        return link
+
+
+class EntityBuilder:
+    """Walks one top-level Solid/Robot and fills an :class:`EntityDraft`."""
+
+    def __init__(self, context: Context, draft: EntityDraft, robot: bool = False):
+        self.context = context
+        self.draft = draft
+        self.robot = robot  # a missing PROTO inside a robot is an error, elsewhere a warning
+
+    # solids ----------------------------------------------------------------------------------
+    def solid(self, solid: Node, link: LinkDraft, offset: Pose) -> None:
+        """Add ``solid``'s contents, physics and bounding object to ``link`` at ``offset``."""
+        self.children(solid.nodes('children'), link, offset)
+        bounds = self.bounding(solid.node('boundingObject'), IDENTITY)
+        material = solid.string('contactMaterial', 'default')
+        for index, (shape, pose) in enumerate(bounds):
+            link.collisions.append(Collision(shape, offset * pose, material,
+                                             f'{link.name}:{index}' if index else link.name))
+        physics = solid.node('physics')
+        if physics is not None:
+            mass, com, inertia = self.mass_properties(physics, bounds)
+            link.mass_parts.append((mass, offset.transform_point(com),
+                                    rotate_inertia(inertia, offset.orientation)))
+
+    def mass_properties(self, physics: Node, bounds: list[tuple[shapes.Shape, Pose]]
+                        ) -> tuple[float, Vec3, Inertia6]:
+        density = physics.float('density', 1000.0)
+        given_mass = physics.float('mass', -1.0)
+        volumes = [volume(shape) for shape, _ in bounds]
+        total_volume = sum(volumes)
+        if given_mass >= 0.0:
+            mass = given_mass
+        elif density >= 0.0:
+            mass = density * total_volume
+            if total_volume == 0.0:
+                self.context.warn(physics, 'Physics with mass -1 and no bounding object '
+                                  'volume: the solid is massless')
+        else:
+            raise physics.error('Physics: either density or mass must be given (not both -1)')
+        parts = []
+        for (shape, pose), part_volume in zip(bounds, volumes):
+            part_mass = mass * part_volume / total_volume if total_volume > 0.0 else 0.0
+            parts.append((part_mass, pose.transform_point(centroid_of(shape)),
+                          rotate_inertia(inertia_of(shape, part_mass), pose.orientation)))
+        _, com, inertia = combine(parts)
+        if not parts or total_volume == 0.0:
+            radius = DEFAULT_INERTIA_RADIUS
+            inertia = (0.4 * mass * radius * radius, 0.0, 0.0, 0.4 * mass * radius * radius,
+                       0.0, 0.4 * mass * radius * radius)
+        centre = physics.mf_vec('centerOfMass', 3)
+        if centre:
+            com = (centre[0][0], centre[0][1], centre[0][2])
+        matrix = physics.mf_vec('inertiaMatrix', 3)
+        if len(matrix) == 2:
+            (ixx, iyy, izz), (ixy, ixz, iyz) = matrix
+            inertia = (ixx, ixy, ixz, iyy, iyz, izz)
+        elif matrix:
+            raise physics.error('Physics.inertiaMatrix needs two vectors: Ixx Iyy Izz, '
+                                'Ixy Ixz Iyz', 'inertiaMatrix')
+        return mass, com, inertia
+
+    def bounding(self, node: Node | None, pose: Pose) -> list[tuple[shapes.Shape, Pose]]:
+        if node is None:
+            return []
+        if node.type in ('Pose', 'Transform'):
+            inner = pose * node_pose(node)
+            return [b for child in node.nodes('children') for b in self.bounding(child, inner)]
+        if node.type == 'Group':
+            return [b for child in node.nodes('children') for b in self.bounding(child, pose)]
+        if node.type == 'Shape':
+            return self.bounding(node.node('geometry'), pose)
+        handler = GEOMETRY_HANDLERS.get(node.type)
+        if handler is None:
+            self.context.warn(node, f'{node.type} is not supported in a boundingObject; ignored')
+            return []
+        shape, extra = handler(node, self.context.geometry)
+        return [] if shape is None else [(shape, pose * extra)]
+
+    # children --------------------------------------------------------------------------------
+    def children(self, nodes: list[Node], link: LinkDraft, pose: Pose) -> None:
+        for child in nodes:
+            if child.missing_url is not None:
+                self.missing(child)
+                continue
+            handler = CHILD_HANDLERS.get(child.type)
+            if handler is not None:
+                handler(self, child, link, pose)
+            elif child.type in SENSOR_HANDLERS:
+                self.device(child, link, pose)
+            elif child.type in JOINT_HANDLERS:
+                JOINT_HANDLERS[child.type](self, child, link, pose)
+            elif child.type in UNSIMULATED_DEVICES:
+                self.context.warn_once(child, f'{child.type} is not simulated; only its shapes '
+                                       'are kept')
+                self.children(child.nodes('children'), link, pose * node_pose(child))
+            else:
+                self.context.warn(child, f'unknown node {child.type}; ignored')
+
+    def missing(self, node: Node) -> None:
+        message = f'PROTO {node.type} is not available locally ({node.missing_url})'
+        if self.robot:
+            self.context.errors.append(f'{node.file}:{node.line}: {message}; it is part of '
+                                       f'robot {self.draft.name!r}')
+        else:
+            self.context.warn(node, f'{message}; left out')
+
+    def shape(self, node: Node, link: LinkDraft, pose: Pose) -> None:
+        geometry = node.node('geometry')
+        if geometry is None:
+            return
+        if geometry.missing_url is not None:
+            self.missing(geometry)
+            return
+        handler = GEOMETRY_HANDLERS.get(geometry.type)
+        if handler is None:
+            self.context.warn(geometry, f'geometry {geometry.type} is not supported; ignored')
+            return
+        shape, extra = handler(geometry, self.context.geometry)
+        if shape is None:
+            return
+        if isinstance(shape, shapes.Plane):
+            shape = plane_visual(geometry)
+        color, texture = self.appearance(node.node('appearance'))
+        link.visuals.append(Visual(shape, pose * extra, color, texture, node.def_name or ''))
+
+    def appearance(self, node: Node | None) -> tuple[shapes.RGBA, Path | None]:
+        if node is None:
+            return shapes.WHITE, None
+        if node.missing_url is not None:
+            self.context.warn(node, f'appearance PROTO {node.type} is not available locally '
+                              f'({node.missing_url}); drawn grey')
+            return shapes.GREY, None
+        if node.type == 'PBRAppearance':
+            r, g, b = node.color('baseColor', (1.0, 1.0, 1.0))
+            texture_node = node.node('baseColorMap')
+        elif node.type == 'Appearance':
+            material = node.node('material')
+            r, g, b = (material.color('diffuseColor', (0.8, 0.8, 0.8)) if material is not None
+                       else (1.0, 1.0, 1.0))
+            texture_node = node.node('texture')
+            node = material or node
+        else:
+            self.context.warn(node, f'appearance {node.type} is not supported; drawn grey')
+            return shapes.GREY, None
+        alpha = 1.0 - node.float('transparency', 0.0)
+        texture = None
+        if texture_node is not None and texture_node.type == 'ImageTexture':
+            texture = next((p for p in (self.context.resolve_url(texture_node, url)
+                                        for url in texture_node.strings('url')) if p), None)
+        return (r, g, b, alpha), texture
+
+    def transform(self, node: Node, link: LinkDraft, pose: Pose) -> None:
+        if node.type == 'Transform' and node.vec3('scale', (1.0, 1.0, 1.0)) != (1.0, 1.0, 1.0):
+            self.context.warn(node, 'Transform.scale is not supported; ignored', 'scale')
+        self.children(node.nodes('children'), link, pose * node_pose(node))
+
+    def group(self, node: Node, link: LinkDraft, pose: Pose) -> None:
+        self.children(node.nodes('children'), link, pose)
+
+    def nested_solid(self, node: Node, link: LinkDraft, pose: Pose) -> None:
+        """A Solid inside a Solid without a joint: rigidly attached. With physics it becomes a
+        link of its own on a fixed joint; without, it is fused into ``link``."""
+        placed = pose * node_pose(node)
+        if node.node('physics') is None:
+            self.solid(node, link, placed)
+            return
+        child = self.draft.new_link(node.string('name', 'solid'))
+        self.solid(node, child, IDENTITY)
+        self.draft.joints.append(Joint(unique(f'{child.name} fixed', self.draft.joint_names),
+                                       'fixed', link.name, child.name, placed))
+
+    # devices ---------------------------------------------------------------------------------
+    def device(self, node: Node, link: LinkDraft, pose: Pose) -> None:
+        mount = pose * node_pose(node)
+        handler, default_name = SENSOR_HANDLERS[node.type]
+        name = unique(node.string('name', default_name), self.draft.sensor_names)
+        if node.type in OPTICAL_DEVICES and self.context.y_up:
+            mount = mount * OLD_OPTICAL_TO_SENSOR
+        self.draft.sensors.append(handler(self, node, name, link, mount))
+        self.children(node.nodes('children'), link, pose * node_pose(node))
+
+    # joints ----------------------------------------------------------------------------------
+    def end_point(self, joint: Node) -> Node | None:
+        end = joint.node('endPoint')
+        if end is None:
+            self.context.warn(joint, f'{joint.type} without endPoint is ignored')
+            return None
+        if end.missing_url is not None:
+            self.missing(end)
+            return None
+        if end.type not in ('Solid', 'Robot') and end.type not in SENSOR_HANDLERS:
+            self.context.warn(end, f'{joint.type}.endPoint {end.type} is not supported; ignored')
+            return None
+        return end
+
+    def motor_and_sensors(self, joint: Node, field_name: str) -> tuple[Node | None, list[Node]]:
+        motor, sensors = None, []
+        for device in joint.nodes(field_name):
+            if device.type in ('RotationalMotor', 'LinearMotor'):
+                motor = device
+            elif device.type == 'PositionSensor':
+                sensors.append(device)
+            elif device.type != 'Brake':
+                self.context.warn(device, f'{device.type} in {joint.type}.{field_name} is not '
+                                  'supported; ignored')
+        return motor, sensors
+
+    def add_joint(self, joint_node: Node, kind: str, parent: LinkDraft, child: LinkDraft,
+                  origin: Pose, axis: Vec3, parameters: Node | None, devices: str,
+                  fallback_name: str) -> None:
+        motor_node, position_sensors = self.motor_and_sensors(joint_node, devices)
+        position = parameters.float('position', 0.0) if parameters is not None else 0.0
+        name = (motor_node.string('name', 'rotational motor' if kind == 'revolute'
+                                  else 'linear motor') if motor_node is not None
+                else position_sensors[0].string('name', 'position sensor') if position_sensors
+                else fallback_name)
+        name = unique(name, self.draft.joint_names)
+        limits = None
+        motor = None
+        if motor_node is not None:
+            low, high = motor_node.float('minPosition', 0.0), motor_node.float('maxPosition', 0.0)
+            if low != 0.0 or high != 0.0:
+                limits = (low, high)
+            p, i, d = motor_node.floats('controlPID', 3, (10.0, 0.0, 0.0))
+            force = motor_node.float('maxTorque' if kind == 'revolute' else 'maxForce', 10.0)
+            motor = ServoMotor(motor_node.float('maxVelocity', 10.0), force, p, i, d)
+        if limits is None and parameters is not None:
+            low, high = parameters.float('minStop', 0.0), parameters.float('maxStop', 0.0)
+            if low < high:
+                limits = (low, high)
+        damping = parameters.float('dampingConstant', 0.0) if parameters is not None else 0.0
+        friction = parameters.float('staticFriction', 0.0) if parameters is not None else 0.0
+        self.draft.joints.append(Joint(name, kind, parent.name, child.name, origin,  # type: ignore[arg-type]
+                                       normalized(axis), limits, position, motor, damping,
+                                       friction))
+        for sensor in position_sensors:
+            sensor_name = unique(sensor.string('name', 'position sensor'),
+                                 self.draft.sensor_names)
+            self.draft.sensors.append(JointPositionSensor(sensor_name, child.name, name))
+
+    def hinge(self, node: Node, link: LinkDraft, pose: Pose) -> None:
+        self.hinge_or_slider(node, link, pose, 'revolute')
+
+    def slider(self, node: Node, link: LinkDraft, pose: Pose) -> None:
+        self.hinge_or_slider(node, link, pose, 'prismatic')
+
+    def hinge_or_slider(self, node: Node, link: LinkDraft, pose: Pose, kind: str) -> None:
+        end = self.end_point(node)
+        if end is None:
+            return
+        parameters = node.node('jointParameters')
+        get = parameters if parameters is not None else Node('JointParameters')
+        axis = get.vec3('axis', (1.0, 0.0, 0.0) if kind == 'revolute' else (0.0, 0.0, 1.0))
+        if axis == (0.0, 0.0, 0.0):
+            raise node.error(f'{node.type}: the joint axis is zero')
+        anchor = get.vec3('anchor', (0.0, 0.0, 0.0)) if kind == 'revolute' else None
+        position = get.float('position', 0.0)
+        end_pose = node_pose(end)
+        if position != 0.0:  # the file shows the endPoint at `position`: bring it back to 0
+            if kind == 'revolute':
+                pivot = Pose(anchor)  # type: ignore[arg-type]
+                back = Pose(orientation=quat_from_axis_angle(axis, -position))
+                end_pose = pivot * back * pivot.inverse() * end_pose
+            else:
+                end_pose = Pose(scale(normalized(axis), -position)) * end_pose
+        frame = Pose(anchor, end_pose.orientation) if anchor is not None else end_pose
+        child = self.draft.new_link(end.string('name', 'solid'))
+        self.solid(end, child, frame.inverse() * end_pose)
+        child_axis = quat_rotate(quat_conjugate(frame.orientation), axis)
+        self.add_joint(node, kind, link, child, pose * frame, child_axis, parameters, 'device',
+                       f'{child.name} joint')
+
+    def hinge2(self, node: Node, link: LinkDraft, pose: Pose) -> None:
+        end = self.end_point(node)
+        if end is None:
+            return
+        first = node.node('jointParameters') or Node('HingeJointParameters')
+        second = node.node('jointParameters2') or Node('JointParameters')
+        anchor = first.vec3('anchor', (0.0, 0.0, 0.0))
+        axis1 = first.vec3('axis', (1.0, 0.0, 0.0))
+        axis2 = second.vec3('axis', (0.0, 0.0, 1.0))
+        end_pose = node_pose(end)
+        middle = self.draft.new_link(f'{end.string("name", "solid")} hinge2')
+        inertia = 0.4 * HINGE2_LINK_MASS * 1e-4
+        middle.mass_parts.append((HINGE2_LINK_MASS, (0.0, 0.0, 0.0),
+                                  (inertia, 0.0, 0.0, inertia, 0.0, inertia)))
+        child = self.draft.new_link(end.string('name', 'solid'))
+        frame = Pose(orientation=end_pose.orientation)
+        self.solid(end, child, Pose(anchor, end_pose.orientation).inverse() * end_pose)
+        self.add_joint(node, 'revolute', link, middle, pose * Pose(anchor), axis1,
+                       node.node('jointParameters'), 'device', f'{middle.name} joint')
+        self.add_joint(node, 'revolute', middle, child, frame,
+                       quat_rotate(quat_conjugate(frame.orientation), axis2),
+                       node.node('jointParameters2'), 'device2', f'{child.name} joint')
+
+    def ball(self, node: Node, link: LinkDraft, pose: Pose) -> None:
+        end = self.end_point(node)
+        if end is None:
+            return
+        parameters = node.node('jointParameters') or Node('BallJointParameters')
+        anchor = parameters.vec3('anchor', (0.0, 0.0, 0.0))
+        end_pose = node_pose(end)
+        frame = Pose(anchor, end_pose.orientation)
+        child = self.draft.new_link(end.string('name', 'solid'))
+        self.solid(end, child, frame.inverse() * end_pose)
+        name = unique(f'{child.name} ball', self.draft.joint_names)
+        self.draft.joints.append(Joint(name, 'ball', link.name, child.name, pose * frame))
+
+
+# sensors -------------------------------------------------------------------------------------
+def _vertical_fov(horizontal: float, width: int, height: int) -> float:
+    return 2.0 * math.atan(math.tan(horizontal / 2.0) * height / width)
+
+
+def _camera(b: EntityBuilder, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
+    width, height = node.int('width', 64), node.int('height', 64)
+    fov = node.float('fieldOfView', 0.7854)
+    far = node.float('far', 0.0)
+    return Camera(name, link.name, width, height, fov, _vertical_fov(fov, width, height), mount,
+                  node.float('noise', 0.0), node.float('near', 0.01), far if far > 0.0 else 100.0)
+
+
+def _range_finder(b: EntityBuilder, node: Node, name: str, link: LinkDraft,
+                  mount: Pose) -> Sensor:
+    width, height = node.int('width', 64), node.int('height', 64)
+    fov = node.float('fieldOfView', 0.7854)
+    projection = node.string('projection', 'planar')
+    spherical = projection in ('cylindrical', 'spherical')
+    fov_y = fov * height / width if spherical else _vertical_fov(fov, width, height)
+    return DepthCamera(name, link.name, width, height, fov, fov_y, node.float('minRange', 0.01),
+                       node.float('maxRange', 1.0),
+                       'spherical' if spherical else 'perspective', mount,
+                       node.float('noise', 0.0) * node.float('maxRange', 1.0))
+
+
+def _lidar(b: EntityBuilder, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
+    return DepthCamera(name, link.name, node.int('horizontalResolution', 512),
+                       node.int('numberOfLayers', 4), node.float('fieldOfView', math.pi),
+                       node.float('verticalFieldOfView', 0.2), node.float('minRange', 0.01),
+                       node.float('maxRange', 1.0), 'spherical', mount, node.float('noise', 0.0))
+
+
+def _distance_sensor(b: EntityBuilder, node: Node, name: str, link: LinkDraft,
+                     mount: Pose) -> Sensor:
+    table = node.mf_vec('lookupTable', 3) if node.has('lookupTable') else [(0.0, 0.0, 0.0),
+                                                                         (0.1, 1000.0, 0.0)]
+    distances = [row[0] for row in table] or [0.0, 0.1]
+    return SingleDistanceSensor(name, link.name, min(distances), max(distances), mount)
+
+
+def _touch_sensor(b: EntityBuilder, node: Node, name: str, link: LinkDraft,
+                  mount: Pose) -> Sensor:
+    names = []
+    for index, (shape, pose) in enumerate(b.bounding(node.node('boundingObject'), IDENTITY)):
+        names.append(f'{name}:{index}')
+        link.collisions.append(Collision(shape, mount * pose, None, names[-1]))
+    if not names:
+        b.context.warn(node, 'TouchSensor without boundingObject: it reports any contact of '
+                       f'link {link.name!r}')
+    return CollisionSensor(name, link.name, tuple(names), mount)
+
+
+def _simple(kind: type) -> Callable[[EntityBuilder, Node, str, LinkDraft, Pose], Sensor]:
+    def make(b: EntityBuilder, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
+        return kind(name, link.name, mount)  # type: ignore[no-any-return]
+    return make
+
+
+SENSOR_HANDLERS: dict[str, tuple[Callable[[EntityBuilder, Node, str, LinkDraft, Pose], Sensor],
+                                 str]] = {
+    'Camera': (_camera, 'camera'),
+    'RangeFinder': (_range_finder, 'range finder'),
+    'Lidar': (_lidar, 'lidar'),
+    'DistanceSensor': (_distance_sensor, 'distance sensor'),
+    'TouchSensor': (_touch_sensor, 'touch sensor'),
+    'Accelerometer': (_simple(Accelerometer), 'accelerometer'),
+    'Gyro': (_simple(Gyroscope), 'gyro'),
+    'InertialUnit': (_simple(InertialUnit), 'inertial unit'),
+    'GPS': (_simple(Gps), 'gps'),
+    'Compass': (_simple(Compass), 'compass'),
+}
+OPTICAL_DEVICES = frozenset({'Camera', 'RangeFinder', 'Lidar'})
+
+CHILD_HANDLERS: dict[str, Callable[[EntityBuilder, Node, LinkDraft, Pose], None]] = {
+    'Shape': EntityBuilder.shape,
+    'Pose': EntityBuilder.transform,
+    'Transform': EntityBuilder.transform,
+    'Group': EntityBuilder.group,
+    'Solid': EntityBuilder.nested_solid,
+    'Robot': EntityBuilder.nested_solid,
+}
+JOINT_HANDLERS: dict[str, Callable[[EntityBuilder, Node, LinkDraft, Pose], None]] = {
+    'HingeJoint': EntityBuilder.hinge,
+    'SliderJoint': EntityBuilder.slider,
+    'Hinge2Joint': EntityBuilder.hinge2,
+    'BallJoint': EntityBuilder.ball,
+}
+
+
+# entities and world --------------------------------------------------------------------------
+def build_entity(context: Context, node: Node, world_pose: Pose, used_names: set[str]) -> Entity:
+    default = 'robot' if node.type == 'Robot' else 'solid'
+    draft = EntityDraft(unique(node.string('name', default), used_names))
+    root = draft.new_link(draft.name)
+    robot = any(n.type == 'Robot' or n.type in JOINT_HANDLERS or n.type in SENSOR_HANDLERS
+                for n in node.walk())
+    EntityBuilder(context, draft, robot).solid(node, root, IDENTITY)
+    has_physics = node.node('physics') is not None
+    if node.type == 'Robot' or draft.joints or draft.sensors:
+        kind = 'robot'
+    else:
+        kind = 'object' if has_physics else 'static'
+    return Entity(draft.name, kind, tuple(link.freeze() for link in draft.links),  # type: ignore[arg-type]
+                  tuple(draft.joints), tuple(draft.sensors), world_pose * node_pose(node),
+                  fixed_base=not has_physics, source=node.proto)
+
+
+def contact_pairs(world_info: Node) -> list[MaterialPair]:
+    pairs = []
+    for contact in world_info.nodes('contactProperties'):
+        friction = contact.mf_numbers('coulombFriction') or [1.0]
+        rolling = contact.floats('rollingFriction', 3, (0.0, 0.0, 0.0))
+        pairs.append(MaterialPair(contact.string('material1', 'default'),
+                                  contact.string('material2', 'default'),
+                                  INFINITE_FRICTION if friction[0] < 0 else friction[0],
+                                  rolling[0], contact.float('bounce', 0.5)))
+    return pairs
+
+
+def light(node: Node, world: Pose) -> Light:
+    r, g, b = node.color('color', (1.0, 1.0, 1.0))
+    intensity = node.float('intensity', 1.0)
+    ambient = node.float('ambientIntensity', 0.0)
+    colours = {'ambient': (r * ambient, g * ambient, b * ambient, 1.0),
+               'diffuse': (r * intensity, g * intensity, b * intensity, 1.0)}
+    if node.type == 'DirectionalLight':
+        direction = world.rotate(node.vec3('direction', (0.0, 0.0, -1.0)))
+        return Light('directional', direction=direction, **colours)  # type: ignore[arg-type]
+    position = world.transform_point(node.vec3('location', (0.0, 0.0, 0.0)))
+    if node.type == 'SpotLight':
+        direction = world.rotate(node.vec3('direction', (0.0, 0.0, -1.0)))
+        return Light('spot', position, direction, cutoff=node.float('cutOffAngle', 0.7854),
+                     **colours)  # type: ignore[arg-type]
+    return Light('point', position, **colours)  # type: ignore[arg-type]
+
+
+def gravity(world_info: Node, y_up: bool) -> Vec3:
+    value = world_info.value('gravity')
+    if value is not None and len(value.items) == 3:  # before R2020: a vector
+        vector = world_info.vec3('gravity', (0.0, -9.81, 0.0))
+        return Y_UP_TO_Z_UP.rotate(vector) if y_up else vector
+    magnitude = world_info.float('gravity', 9.81)
+    return (0.0, 0.0, -magnitude)
+

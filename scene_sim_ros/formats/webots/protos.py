@@ -1,0 +1,204 @@
+"""PROTO resolution and expansion.
+
+A node whose type is not a Webots base node is a PROTO instance. Its definition is looked up
+in this order: a ``PROTO`` in the same file; an ``EXTERNPROTO`` of that file (a relative or
+absolute path, or ``file://``, resolved against the file's folder); a ``<Name>.proto`` file in
+the search folders (the file's folder, its ``protos/`` and ``../protos/`` folders, then the
+folders of the ``webots.proto_path`` parameter, separated by ``os.pathsep``). A remote
+EXTERNPROTO (``webots://``, ``https://``) is used when a file of that name is found in the
+search folders; otherwise the instance is marked missing (``Node.missing_url``) and the mapping
+decides (see the package docstring).
+
+Expansion replaces each instance by a copy of the PROTO body's first node, with ``IS`` fields
+bound to the instance's values or the interface defaults; nested instances are expanded in turn.
+A procedural body (``%< >%``) is first evaluated with :mod:`.template`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ...errors import SceneLoadError
+from .nodes import IsRef, Node, Value
+from .parser import Document, ProtoDef, parse_file, parse_text
+from .template import evaluate
+
+MAX_DEPTH = 64
+REMOTE_SCHEMES = ('webots://', 'http://', 'https://')
+
+# Webots base node types (never looked up as PROTOs)
+BASE_NODES = frozenset('''
+    Accelerometer Altimeter Appearance Background BallJoint BallJointParameters Billboard Box
+    Brake CadShape Camera Capsule Charger Color Compass Cone Connector ContactProperties
+    Coordinate Cylinder Damping Display DirectionalLight DistanceSensor ElevationGrid Emitter
+    Fluid Focus Fog GPS Group Gyro Hinge2Joint Hinge2JointParameters HingeJoint
+    HingeJointParameters ImageTexture ImmersionProperties IndexedFaceSet IndexedLineSet
+    InertialUnit Joint JointParameters LED Lens LensFlare LensDistortion Lidar LightSensor
+    LinearMotor Material Mesh Muscle Normal PBRAppearance Pen Physics Plane PointLight PointSet
+    Pose PositionSensor Propeller Radar Radio RangeFinder Receiver Recognition Robot
+    RotationalMotor Shape SliderJoint Skin Slot Solid SolidReference Speaker Sphere SpotLight
+    TextureCoordinate TextureTransform TouchSensor Track TrackWheel Transform Viewpoint
+    VacuumGripper WorldInfo Zoom
+'''.split())
+
+
+def _is_remote(url: str) -> bool:
+    return url.startswith(REMOTE_SCHEMES)
+
+
+class ProtoLibrary:
+    """Finds PROTO definitions for the files of one load and expands instances."""
+
+    def __init__(self, search_path: list[Path], warn: Callable[[str, int, str], None]):
+        self.search_path = search_path
+        self.warn = warn
+        self.documents: dict[str, Document] = {}
+        self.file_cache: dict[Path, Document] = {}
+        self.missing: dict[str, str] = {}  # PROTO name -> URL, in order of first use
+
+    def add(self, document: Document) -> None:
+        self.documents[document.file] = document
+
+    def _folders(self, file: str) -> list[Path]:
+        folder = Path(file).resolve().parent
+        return [folder, folder / 'protos', folder.parent / 'protos', *self.search_path]
+
+    def _find_file(self, name: str, file: str) -> Path | None:
+        for folder in self._folders(file):
+            candidate = folder / f'{name}.proto'
+            if candidate.is_file():
+                return candidate
+        return None
+
+    def _load(self, path: Path, name: str, file: str, line: int) -> ProtoDef:
+        path = path.resolve()
+        document = self.file_cache.get(path)
+        if document is None:
+            document = parse_file(path)
+            self.file_cache[path] = document
+            self.add(document)
+        if name not in document.protos:
+            raise SceneLoadError(f'{path} does not define PROTO {name}', file, line)
+        return document.protos[name]
+
+    def resolve(self, node: Node) -> ProtoDef | str | None:
+        """The definition of ``node.type``, the URL of a missing remote PROTO, or ``None``."""
+        document = self.documents.get(node.file)
+        if document is not None and node.type in document.protos:
+            return document.protos[node.type]
+        extern = document.externprotos.get(node.type) if document is not None else None
+        if extern is not None and not _is_remote(extern.url):
+            local = extern.url.removeprefix('file://')
+            path = Path(local) if Path(local).is_absolute() else Path(node.file).parent / local
+            if not path.is_file():
+                raise SceneLoadError(f'EXTERNPROTO {extern.url!r}: no such file', node.file,
+                                     extern.line)
+            return self._load(path, node.type, node.file, extern.line)
+        found = self._find_file(node.type, node.file)
+        if found is not None:
+            return self._load(found, node.type, node.file, node.line)
+        if extern is not None:
+            self.missing.setdefault(node.type, extern.url)
+            return extern.url
+        return None
+
+    # expansion ---------------------------------------------------------------------------------
+    def expand_all(self, nodes: list[Node]) -> list[Node]:
+        memo: dict[int, Node] = {}
+        return [self.expand(node, memo, 0) for node in nodes]
+
+    def expand(self, node: Node, memo: dict[int, Node], depth: int) -> Node:
+        if id(node) in memo:
+            return memo[id(node)]
+        if depth > MAX_DEPTH:
+            raise node.error(f'PROTO {node.type} nests more than {MAX_DEPTH} levels '
+                             '(a recursive PROTO?)')
+        if node.type not in BASE_NODES:
+            found = self.resolve(node)
+            if isinstance(found, ProtoDef):
+                result = self.expand(self.instantiate(found, node), {}, depth + 1)
+                memo[id(node)] = result
+                return result
+            if isinstance(found, str):
+                node.missing_url = found
+        memo[id(node)] = node
+        for value in node.fields.values():
+            if isinstance(value, Value):
+                value.items = [self.expand(i, memo, depth) if isinstance(i, Node) else i
+                               for i in value.items]
+        return node
+
+    def instantiate(self, proto: ProtoDef, instance: Node) -> Node:
+        values: dict[str, Value] = {name: f.default for name, f in proto.fields.items()}
+        for name, value in instance.fields.items():
+            if name not in proto.fields:
+                self.warn(instance.file, instance.where(name)[1],
+                          f'PROTO {proto.name} has no field {name!r}')
+                continue
+            if isinstance(value, IsRef):
+                raise instance.error(f'{instance.type}.{name} IS {value.name} outside a PROTO '
+                                     'body', name)
+            values[name] = value
+        body = proto.body
+        if proto.template_text is not None:
+            text = evaluate(proto.template_text, _template_fields(proto, values), proto.file,
+                            proto.template_line)
+            body = parse_text(text, proto.file, proto.template_line).nodes
+        if not body:
+            raise SceneLoadError(f'PROTO {proto.name} has an empty body', proto.file, proto.line)
+        root = _substitute(body[0], values, proto, {})
+        root.def_name = instance.def_name
+        root.proto = proto.name
+        return root
+
+
+def _substitute(node: Node, values: dict[str, Value], proto: ProtoDef,
+                memo: dict[int, Node]) -> Node:
+    if id(node) in memo:
+        return memo[id(node)]
+    copy = Node(node.type, {}, node.file, node.line, node.def_name, node.proto)
+    memo[id(node)] = copy
+    for name, value in node.fields.items():
+        if isinstance(value, IsRef):
+            if value.name not in values:
+                raise SceneLoadError(f'{node.type}.{name} IS {value.name}: PROTO {proto.name} '
+                                     f'has no field {value.name!r}', node.file, value.line)
+            bound = values[value.name]
+            copy.fields[name] = Value(list(bound.items), bound.bracketed, value.line)
+        else:
+            items = [_substitute(i, values, proto, memo) if isinstance(i, Node) else i
+                     for i in value.items]
+            copy.fields[name] = Value(items, value.bracketed, value.line)
+    return copy
+
+
+_COMPONENTS = {'SFVec2f': 'xy', 'SFVec3f': 'xyz', 'SFColor': 'rgb', 'SFRotation': 'xyza',
+               'MFVec2f': 'xy', 'MFVec3f': 'xyz', 'MFColor': 'rgb', 'MFRotation': 'xyza'}
+
+
+def _js_value(field_type: str, value: Value) -> Any:
+    items: list[Any] = [({'node_name': i.type} if isinstance(i, Node) else i)
+                        for i in value.items]
+    names = _COMPONENTS.get(field_type)
+    if names is not None:
+        groups = [dict(zip(names, items[k:k + len(names)]))
+                  for k in range(0, len(items), len(names))]
+        return groups if field_type.startswith('MF') else (groups[0] if groups else None)
+    if field_type.startswith('MF'):
+        return items
+    return items[0] if items else None
+
+
+def _template_fields(proto: ProtoDef, values: dict[str, Value]) -> dict[str, dict[str, Any]]:
+    return {name: {'value': _js_value(f.type, values[name]),
+                   'defaultValue': _js_value(f.type, f.default)}
+            for name, f in proto.fields.items()}
+
+
+def search_path(parameter: str | None) -> list[Path]:
+    if not parameter:
+        return []
+    return [Path(p) for p in parameter.split(os.pathsep) if p]
