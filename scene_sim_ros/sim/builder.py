@@ -1,0 +1,230 @@
+"""Scene model entities as PyBullet multibodies.
+
+One multibody per entity, links in parent-before-child order (the root is PyBullet's base,
+index -1; the others follow in breadth-first order of the joint tree). Frames:
+
+- PyBullet's ``basePosition`` and ``linkPositions`` are link frames (the model's), but the pose
+  PyBullet *reports* for the base (``getBasePositionAndOrientation``) and the link pose it reports
+  first (``getLinkState[0:2]``) are the centre-of-mass (inertial) frames. :class:`BuiltEntity`
+  keeps each link's inertial frame so the simulation can convert.
+- A link's inertial frame is at its centre of mass, rotated onto the principal axes of its
+  inertia tensor (PyBullet takes a diagonal inertia); a diagonal tensor keeps the link's axes.
+
+Masses: fixed-base entities (static compounds, robots hinged to the world) get base mass 0, which
+PyBullet reads as "fixed". Massless links of movable entities get :data:`MIN_MASS` (Featherstone
+needs positive mass behind every movable joint); point masses get the inertia of a 1 cm sphere.
+
+Collision rules: ``Entity.self_collision`` turns on PyBullet self-collision (parent/child pairs
+never collide, as in Bullet); ``disabled_collisions`` pairs are filtered out; with
+``Scene.body_collisions`` false, movable entities collide with static ones only (SimRobot's
+``bodyCollisions``); explicit ``collision_group``/``collision_mask`` win over both.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+import pybullet as pb
+
+from ..errors import SimulationError
+from ..scene import Entity, Joint, Link, Pose, Scene, ServoMotor
+from ..scene.transforms import quat_from_matrix
+from .materials import LinkContact, link_material
+from .motors import MotorBank
+from .shapes import ShapeCache, apply_colors
+
+MIN_MASS = 1e-3
+POINT_MASS_RADIUS = 0.01
+MIN_PRINCIPAL_INERTIA = 1e-9
+JOINT_TYPES = {'revolute': pb.JOINT_REVOLUTE, 'prismatic': pb.JOINT_PRISMATIC,
+               'fixed': pb.JOINT_FIXED, 'ball': pb.JOINT_SPHERICAL}
+DYNAMIC_GROUP, STATIC_GROUP = 1, 2
+
+
+@dataclass
+class BuiltEntity:
+    """An entity in the PyBullet world and what is needed to talk about it in model terms."""
+
+    entity: Entity
+    body: int
+    link_index: dict[str, int]  # model link name -> PyBullet link index (-1: root)
+    link_names: dict[int, str]  # the inverse
+    inertial: dict[int, Pose]  # PyBullet link index -> inertial frame in the link frame
+    movable_joints: tuple[Joint, ...]  # scene order
+    joint_indices: list[int]  # PyBullet joint index of each movable joint
+    motors: MotorBank
+    initial_pose: Pose
+    fixed: bool
+    kinematic_pose: Pose | None = None
+    kinematic_velocity: tuple = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))  # (linear, angular)
+    efforts: dict[int, float] = field(default_factory=dict)  # commanded efforts by joint slot
+
+    @property
+    def name(self) -> str:
+        return self.entity.name
+
+
+def link_order(entity: Entity) -> tuple[list[Link], dict[str, Joint]]:
+    """Links reachable from the root in breadth-first order, and the joint above each child."""
+    children: dict[str, list[Joint]] = {}
+    for joint in entity.joints:
+        children.setdefault(joint.parent, []).append(joint)
+    names = {link.name: link for link in entity.links}
+    order, parent_joint = [entity.root], {}
+    queue = deque([entity.root.name])
+    while queue:
+        for joint in children.get(queue.popleft(), []):
+            if joint.child in parent_joint or joint.child == entity.root.name:
+                raise SimulationError(f'entity {entity.name!r}: link {joint.child!r} has more '
+                                      f'than one parent (joint {joint.name!r})')
+            if joint.child not in names:
+                raise SimulationError(f'entity {entity.name!r}: joint {joint.name!r} names an '
+                                      f'unknown link {joint.child!r}')
+            parent_joint[joint.child] = joint
+            order.append(names[joint.child])
+            queue.append(joint.child)
+    return order, parent_joint
+
+
+def principal_inertia(link: Link, movable: bool) -> tuple[float, Pose, tuple[float, float, float]]:
+    """Mass, inertial frame (in the link frame) and principal moments PyBullet receives."""
+    inertial = link.inertial
+    mass = inertial.mass
+    xx, xy, xz, yy, yz, zz = inertial.inertia
+    if movable and mass <= 0.0:
+        mass = MIN_MASS
+    if max(abs(xx), abs(yy), abs(zz)) <= 0.0:
+        moment = 0.4 * mass * POINT_MASS_RADIUS ** 2
+        return mass, Pose(inertial.com), (moment, moment, moment)
+    if abs(xy) + abs(xz) + abs(yz) <= 1e-12 * (abs(xx) + abs(yy) + abs(zz)):
+        moments, orientation = (xx, yy, zz), (0.0, 0.0, 0.0, 1.0)
+    else:
+        values, vectors = np.linalg.eigh(np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
+        if np.linalg.det(vectors) < 0.0:
+            vectors[:, 2] = -vectors[:, 2]
+        moments = tuple(float(v) for v in values)
+        orientation = quat_from_matrix(vectors.tolist())
+    moments = tuple(max(m, MIN_PRINCIPAL_INERTIA) for m in moments)
+    return mass, Pose(inertial.com, orientation), moments  # type: ignore[return-value]
+
+
+@dataclass
+class Builder:
+    """Creates entities in one PyBullet client, sharing shapes through ``shapes``."""
+
+    client: int
+    scene: Scene
+    shapes: ShapeCache
+    contacts: dict[str, LinkContact]
+    textures: dict = field(default_factory=dict)
+
+    def build(self, entity: Entity) -> BuiltEntity:
+        order, parent_joint = link_order(entity)
+        fixed = entity.fixed_base or entity.kind == 'static' or entity.kinematic
+        concave = fixed
+        index = {link.name: i - 1 for i, link in enumerate(order)}
+        masses, inertial_frames, moments = [], [], []
+        for i, link in enumerate(order):
+            mass, frame, principal = principal_inertia(link, movable=not fixed or i > 0)
+            if entity.kind == 'static':
+                mass = link.inertial.mass
+            masses.append(0.0 if (i == 0 and fixed) else mass)
+            inertial_frames.append(frame)
+            moments.append(principal)
+        collision = [self.shapes.collision_shape(link.collisions, concave) for link in order]
+        visual = [self.shapes.visual_shape(link.visuals) for link in order]
+        joints = [parent_joint[link.name] for link in order[1:]]
+        flags = pb.URDF_USE_SELF_COLLISION if entity.self_collision else 0
+        body = pb.createMultiBody(
+            baseMass=masses[0], baseCollisionShapeIndex=collision[0],
+            baseVisualShapeIndex=visual[0], basePosition=entity.pose.position,
+            baseOrientation=entity.pose.orientation,
+            baseInertialFramePosition=inertial_frames[0].position,
+            baseInertialFrameOrientation=inertial_frames[0].orientation,
+            linkMasses=masses[1:], linkCollisionShapeIndices=collision[1:],
+            linkVisualShapeIndices=visual[1:],
+            linkPositions=[j.origin.position for j in joints],
+            linkOrientations=[j.origin.orientation for j in joints],
+            linkInertialFramePositions=[f.position for f in inertial_frames[1:]],
+            linkInertialFrameOrientations=[f.orientation for f in inertial_frames[1:]],
+            linkParentIndices=[index[j.parent] + 1 for j in joints],
+            linkJointTypes=[JOINT_TYPES[j.type] for j in joints],
+            linkJointAxis=[j.axis for j in joints],
+            flags=flags, physicsClientId=self.client)
+        if body < 0:
+            raise SimulationError(f'PyBullet could not create entity {entity.name!r}')
+        movable = tuple(j for j in entity.joints if j.movable and j.child in index)
+        built = BuiltEntity(
+            entity=entity, body=body, link_index=index,
+            link_names={i: name for name, i in index.items()},
+            inertial={index[link.name]: inertial_frames[i] for i, link in enumerate(order)},
+            movable_joints=movable, joint_indices=[index[j.child] for j in movable],
+            motors=MotorBank(movable, self.scene.step_length), initial_pose=entity.pose,
+            fixed=fixed, kinematic_pose=entity.pose if entity.kinematic else None,
+            kinematic_velocity=(entity.linear_velocity, entity.angular_velocity))
+        for i, link in enumerate(order):
+            self._set_dynamics(built, link, i - 1, masses[i], moments[i])
+            if link.visuals and visual[i] >= 0:
+                apply_colors(self.client, body, i - 1, link.visuals, self.textures)
+        self._set_joints(built, joints)
+        self._set_collision_filters(built)
+        return built
+
+    def _set_dynamics(self, built: BuiltEntity, link: Link, link_index: int, mass: float,
+                      moments: tuple[float, float, float]) -> None:
+        contact = self.contacts.get(link_material(link)) or self.contacts['']
+        kwargs: dict = dict(lateralFriction=contact.friction,
+                            rollingFriction=contact.rolling_friction,
+                            restitution=contact.restitution, linearDamping=0.0,
+                            angularDamping=0.0, physicsClientId=self.client)
+        if mass > 0.0:
+            kwargs['localInertiaDiagonal'] = list(moments)
+        pb.changeDynamics(built.body, link_index, **kwargs)
+
+    def _set_joints(self, built: BuiltEntity, joints: list[Joint]) -> None:
+        for joint in joints:
+            j = built.link_index[joint.child]
+            if joint.type == 'ball':
+                pb.setJointMotorControlMultiDof(built.body, j, pb.POSITION_CONTROL,
+                                                targetPosition=[0, 0, 0, 1], force=[0, 0, 0],
+                                                physicsClientId=self.client)
+            if not joint.movable:
+                continue
+            kwargs: dict = {}
+            if joint.damping:
+                kwargs['jointDamping'] = joint.damping
+            # a servo keeps its joint inside the limits itself (SimRobot's Hinge does the same)
+            if joint.limits is not None and not isinstance(joint.motor, ServoMotor):
+                kwargs['jointLowerLimit'], kwargs['jointUpperLimit'] = joint.limits
+            if joint.max_velocity is not None:
+                kwargs['maxJointVelocity'] = joint.max_velocity
+            if kwargs:
+                pb.changeDynamics(built.body, j, physicsClientId=self.client, **kwargs)
+            pb.resetJointState(built.body, j, joint.initial_position, 0.0,
+                               physicsClientId=self.client)
+        if built.joint_indices:  # PyBullet's default motors would hold passive joints
+            pb.setJointMotorControlArray(built.body, built.joint_indices, pb.VELOCITY_CONTROL,
+                                         targetVelocities=[0.0] * len(built.joint_indices),
+                                         forces=built.motors.friction.tolist(),
+                                         physicsClientId=self.client)
+
+    def _set_collision_filters(self, built: BuiltEntity) -> None:
+        entity = built.entity
+        client = self.client
+        group, mask = entity.collision_group, entity.collision_mask
+        if group is None and mask is None and not self.scene.body_collisions:
+            group, mask = (STATIC_GROUP, DYNAMIC_GROUP) if built.fixed else \
+                (DYNAMIC_GROUP, STATIC_GROUP)
+        if group is not None or mask is not None:
+            group = DYNAMIC_GROUP if group is None else group
+            mask = -1 if mask is None else mask
+            for link_index in built.link_names:
+                pb.setCollisionFilterGroupMask(built.body, link_index, group, mask,
+                                               physicsClientId=client)
+        for a, b in entity.disabled_collisions:
+            if a in built.link_index and b in built.link_index:
+                pb.setCollisionFilterPair(built.body, built.body, built.link_index[a],
+                                          built.link_index[b], 0, physicsClientId=client)

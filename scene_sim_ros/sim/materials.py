@@ -1,0 +1,129 @@
+"""Contact parameters per link, fitted to the scene's per-material-pair values.
+
+Scene formats (SimRobot ``Material``/``Friction``, Webots ``ContactProperties``) give friction per
+*pair* of materials; PyBullet has one coefficient per link and combines two links' values
+(Bullet's ``btManifoldResult``):
+
+- friction and restitution: the product ``f_a * f_b``;
+- rolling friction: ``r_a * f_b + r_b * f_a``.
+
+The approximation: every material gets one coefficient, fitted by least squares so that the
+combined values match the scene's pair table. Friction and restitution are fitted in log space
+(``log f_a + log f_b = log f_ab``), rolling friction linearly once friction is known. A weak prior
+(weight :data:`PRIOR_WEIGHT`) pulls each material towards the value that reproduces
+``Scene.contact_defaults`` against itself: materials in no pair (and links without a material,
+the material '') keep the defaults, and the explicit pairs are matched almost exactly whenever
+the table is consistent with a product rule (e.g. several materials against one floor). Pairs the
+table leaves out then get whatever the product gives (e.g. ice against a default-material link:
+``sqrt(f_ice_floor)`` rather than the default), the price of per-link coefficients.
+A link's material is that of its first collision shape that names one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..scene import Link, Scene
+
+DEFAULT_MATERIAL = ''
+MIN_COEFFICIENT = 1e-6
+PRIOR_WEIGHT = 0.01  # pull of a material towards the default, against the pair table
+
+
+@dataclass(frozen=True, slots=True)
+class LinkContact:
+    """What ``changeDynamics`` receives for one link."""
+
+    friction: float
+    rolling_friction: float
+    restitution: float
+
+
+def link_material(link: Link) -> str:
+    """The material name of ``link`` (its first named collision material), '' when none."""
+    for collision in link.collisions:
+        if collision.material:
+            return collision.material
+    return DEFAULT_MATERIAL
+
+
+def fit_materials(scene: Scene, extra_materials: set[str] = frozenset()) -> dict[str, LinkContact]:
+    """Per-material coefficients for every material used by a link of ``scene`` (and
+    ``extra_materials``) plus the default material ''."""
+    used = {DEFAULT_MATERIAL, *extra_materials}
+    for entity in scene.entities:
+        used.update(link_material(link) for link in entity.links)
+    names = sorted(used)
+    defaults = scene.contact_defaults
+    table = {}
+    for pair in scene.material_pairs:
+        table[frozenset((pair.material_a, pair.material_b))] = pair
+
+    def pair_value(a: str, b: str, attribute: str, default: float) -> float:
+        pair = table.get(frozenset((a, b)))
+        value = getattr(pair, attribute) if pair is not None else None
+        return default if value is None else value
+
+    def explicit(attribute: str) -> list[tuple[str, str, float]]:
+        return [(p.material_a, p.material_b, getattr(p, attribute)) for p in table.values()
+                if getattr(p, attribute) is not None
+                and p.material_a in used and p.material_b in used]
+
+    friction = _fit_product(names, explicit('friction'), defaults.friction)
+    restitution = _fit_product(names, explicit('restitution'), defaults.restitution)
+    rolling = _fit_rolling(names, explicit('rolling_friction'), friction,
+                           defaults.rolling_friction)
+    return {name: LinkContact(friction[name], rolling[name], restitution[name]) for name in names}
+
+
+def _fit_product(names: list[str], pairs: list[tuple[str, str, float]],
+                 default: float) -> dict[str, float]:
+    """Coefficients c with c_a * c_b ~ value_ab (least squares on logarithms), each material
+    weakly pulled towards sqrt(default) so that materials without pairs keep the default."""
+    if default <= 0.0 and all(v <= 0.0 for *_, v in pairs):
+        return {name: 0.0 for name in names}
+    index = {name: i for i, name in enumerate(names)}
+    rows, targets = [], []
+    for a, b, value in pairs:
+        row = np.zeros(len(names))
+        row[index[a]] += 1.0
+        row[index[b]] += 1.0
+        rows.append(row)
+        targets.append(math.log(max(value, MIN_COEFFICIENT)))
+    for name in names:
+        row = np.zeros(len(names))
+        row[index[name]] = 2.0 * PRIOR_WEIGHT
+        rows.append(row)
+        targets.append(PRIOR_WEIGHT * math.log(max(default, MIN_COEFFICIENT)))
+    solution, *_ = np.linalg.lstsq(np.array(rows), np.array(targets), rcond=None)
+    out = {}
+    for name in names:
+        value = math.exp(solution[index[name]])
+        out[name] = 0.0 if value <= 10 * MIN_COEFFICIENT else value
+    return out
+
+
+def _fit_rolling(names: list[str], pairs: list[tuple[str, str, float]],
+                 friction: dict[str, float], default: float) -> dict[str, float]:
+    """Rolling coefficients r with r_a * f_b + r_b * f_a ~ value_ab (least squares, >= 0),
+    each material weakly pulled towards giving ``default`` against itself."""
+    if default <= 0.0 and all(v <= 0.0 for *_, v in pairs):
+        return {name: 0.0 for name in names}
+    index = {name: i for i, name in enumerate(names)}
+    rows, targets = [], []
+    for a, b, value in pairs:
+        row = np.zeros(len(names))
+        row[index[a]] += friction[b]
+        row[index[b]] += friction[a]
+        rows.append(row)
+        targets.append(value)
+    for name in names:
+        row = np.zeros(len(names))
+        row[index[name]] = 2.0 * friction[name] * PRIOR_WEIGHT
+        rows.append(row)
+        targets.append(PRIOR_WEIGHT * default)
+    solution, *_ = np.linalg.lstsq(np.array(rows), np.array(targets), rcond=None)
+    return {name: max(0.0, float(solution[index[name]])) for name in names}

@@ -1,0 +1,303 @@
+"""Collision and visual shapes of the scene model as PyBullet shapes, created once and shared.
+
+Mapping of the model's shapes:
+
+- ``Box``, ``Sphere``, ``Cylinder``, ``Capsule``, ``Plane``: PyBullet primitives (same axes).
+- ``Mesh`` (inline triangles): written once per content digest as a Wavefront ``.obj`` file in
+  the simulation's mesh directory and loaded by file name (PyBullet's shape *arrays* take no
+  inline vertices). Collision meshes of movable links become their convex hull (what Bullet can
+  simulate); on fixed bases they stay concave triangle meshes.
+- ``MeshFile``: loaded by path with its scale (.obj and .stl; other formats are skipped with a
+  warning).
+- ``Torus``: a generated mesh for drawing; for collision, ring segments, each a convex hull, so
+  that the hole stays open.
+- ``Heightfield``: PyBullet height field (collision only, a link's only collision shape), drawn
+  by the same height field.
+- A ``Plane`` is drawn as a thin 200 m x 200 m box just below z = 0.
+
+All shapes of one link form one PyBullet collision shape and one visual shape
+(``createCollisionShapeArray``/``createVisualShapeArray``); colours are set per part with
+``changeVisualShape(shapeIndex=...)``. :class:`ShapeCache` keys every created shape by its content
+and placement, so identical links (14 NAOs) share their shapes.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pybullet as pb
+
+from ..scene import (Box, Capsule, Collision, Cylinder, Heightfield, Mesh, MeshFile, Plane, Pose,
+                     Sphere, Torus, Visual)
+from ..scene.geometry import Shape
+
+TORUS_SEGMENTS = 16
+TORUS_SIDES = 12
+PLANE_VISUAL_SIZE = 200.0
+PLANE_VISUAL_THICKNESS = 0.002
+PYBULLET_MESH_SUFFIXES = ('.obj', '.stl')
+
+
+def write_obj(mesh: Mesh, path: Path) -> None:
+    """Write ``mesh`` as a Wavefront .obj file (vertices, texture coordinates, normals, faces)."""
+    lines = [f'# {mesh.name or "mesh"} {mesh.digest}']
+    lines += [f'v {x:.9g} {y:.9g} {z:.9g}' for x, y, z in mesh.vertices]
+    has_uv = mesh.texcoords is not None and len(mesh.texcoords) == len(mesh.vertices)
+    has_normals = mesh.normals is not None and len(mesh.normals) == len(mesh.vertices)
+    if has_uv:
+        lines += [f'vt {u:.9g} {v:.9g}' for u, v in mesh.texcoords]
+    if has_normals:
+        lines += [f'vn {x:.9g} {y:.9g} {z:.9g}' for x, y, z in mesh.normals]
+    for a, b, c in mesh.triangles + 1:
+        if has_uv and has_normals:
+            lines.append(f'f {a}/{a}/{a} {b}/{b}/{b} {c}/{c}/{c}')
+        elif has_uv:
+            lines.append(f'f {a}/{a} {b}/{b} {c}/{c}')
+        elif has_normals:
+            lines.append(f'f {a}//{a} {b}//{b} {c}//{c}')
+        else:
+            lines.append(f'f {a} {b} {c}')
+    tmp = path.with_suffix(f'.{os.getpid()}.tmp')
+    tmp.write_text('\n'.join(lines) + '\n', encoding='ascii')
+    tmp.replace(path)  # atomic: a concurrent reader never sees half a file
+
+
+def mesh_file(mesh: Mesh, directory: Path) -> Path:
+    """The .obj file of ``mesh`` in ``directory``, written on first use (named by its digest)."""
+    path = directory / f'{mesh.digest}.obj'
+    if not path.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        write_obj(mesh, path)
+    return path
+
+
+def torus_mesh(major_radius: float, minor_radius: float, segments: int = TORUS_SEGMENTS * 2,
+               sides: int = TORUS_SIDES) -> Mesh:
+    """A closed triangle mesh of a torus around z (for drawing and URDF export)."""
+    u = np.linspace(0.0, 2.0 * math.pi, segments, endpoint=False)
+    v = np.linspace(0.0, 2.0 * math.pi, sides, endpoint=False)
+    uu, vv = np.meshgrid(u, v, indexing='ij')
+    ring = major_radius + minor_radius * np.cos(vv)
+    vertices = np.stack([ring * np.cos(uu), ring * np.sin(uu), minor_radius * np.sin(vv)], -1)
+    i, j = np.meshgrid(np.arange(segments), np.arange(sides), indexing='ij')
+    a = i * sides + j
+    b = ((i + 1) % segments) * sides + j
+    c = ((i + 1) % segments) * sides + (j + 1) % sides
+    d = i * sides + (j + 1) % sides
+    triangles = np.concatenate([np.stack([a, b, c], -1).reshape(-1, 3),
+                                np.stack([a, c, d], -1).reshape(-1, 3)])
+    return Mesh(vertices.reshape(-1, 3), triangles, name='torus')
+
+
+def torus_segments(torus: Torus) -> list[Mesh]:
+    """Convex pieces of a torus: each the hull of two neighbouring ring cross-sections."""
+    pieces = []
+    v = np.linspace(0.0, 2.0 * math.pi, TORUS_SIDES, endpoint=False)
+    for k in range(TORUS_SEGMENTS):
+        points = []
+        for angle in (2 * math.pi * k / TORUS_SEGMENTS, 2 * math.pi * (k + 1) / TORUS_SEGMENTS):
+            ring = torus.major_radius + torus.minor_radius * np.cos(v)
+            points.append(np.stack([ring * math.cos(angle), ring * math.sin(angle),
+                                    torus.minor_radius * np.sin(v)], -1))
+        vertices = np.concatenate(points)
+        # a fan over the points is enough: PyBullet takes the convex hull of a collision mesh
+        triangles = np.array([[0, i, i + 1] for i in range(1, len(vertices) - 1)])
+        pieces.append(Mesh(vertices, triangles, name='torus-segment'))
+    return pieces
+
+
+@dataclass
+class _Part:
+    """One entry of a PyBullet shape array."""
+
+    shape_type: int
+    pose: Pose
+    radius: float = 0.0
+    half_extents: Sequence[float] = (0.0, 0.0, 0.0)
+    length: float = 0.0
+    file_name: str = ''
+    mesh_scale: Sequence[float] = (1.0, 1.0, 1.0)
+    plane_normal: Sequence[float] = (0.0, 0.0, 1.0)
+    heightfield: Heightfield | None = None
+
+
+@dataclass
+class ShapeCache:
+    """Creates PyBullet collision/visual shapes for links, sharing identical ones.
+
+    ``mesh_dir`` receives the .obj files of inline meshes; ``warnings`` collects shapes that
+    could not be created (unsupported mesh file formats, misplaced height fields).
+    """
+
+    client: int
+    mesh_dir: Path
+    warnings: list[str] = field(default_factory=list)
+    _collision: dict[tuple, int] = field(default_factory=dict)
+    _visual: dict[tuple, int] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        """Forget every shape (after ``resetSimulation`` removed them)."""
+        self._collision.clear()
+        self._visual.clear()
+
+    # -- collision -------------------------------------------------------------------------
+    def collision_shape(self, collisions: Sequence[Collision], concave: bool) -> int:
+        """The compound collision shape of a link's ``collisions`` (-1 when there are none)."""
+        key = (tuple((c.shape, c.pose) for c in collisions), concave)
+        if key not in self._collision:
+            parts = [part for c in collisions for part in self._collision_parts(c.shape, c.pose)]
+            self._collision[key] = self._create(parts, collision=True, concave=concave)
+        return self._collision[key]
+
+    def _collision_parts(self, shape: Shape, pose: Pose) -> list[_Part]:
+        if isinstance(shape, Torus):
+            return [self._mesh_part(piece, pose) for piece in torus_segments(shape)]
+        return self._parts(shape, pose)
+
+    # -- visual ----------------------------------------------------------------------------
+    def visual_shape(self, visuals: Sequence[Visual]) -> int:
+        """The visual shape of a link's ``visuals`` (-1 when there are none); part ``i`` of the
+        result is ``visuals[i]`` (colours are set per body, see :func:`apply_colors`)."""
+        key = tuple((v.shape, v.pose) for v in visuals)
+        if key not in self._visual:
+            parts = []
+            for visual in visuals:
+                shape_parts = self._visual_parts(visual.shape, visual.pose)
+                if len(shape_parts) != 1:
+                    raise AssertionError('every visual is exactly one PyBullet part')
+                parts += shape_parts
+            self._visual[key] = self._create(parts, collision=False, concave=False)
+        return self._visual[key]
+
+    def _visual_parts(self, shape: Shape, pose: Pose) -> list[_Part]:
+        if isinstance(shape, Torus):
+            return [self._mesh_part(torus_mesh(shape.major_radius, shape.minor_radius), pose)]
+        if isinstance(shape, Plane):
+            size = PLANE_VISUAL_SIZE / 2.0
+            below = pose * Pose((0.0, 0.0, -PLANE_VISUAL_THICKNESS / 2.0))
+            return [_Part(pb.GEOM_BOX, below, half_extents=(size, size,
+                                                             PLANE_VISUAL_THICKNESS / 2.0))]
+        if isinstance(shape, MeshFile) and shape.path.suffix.lower() not in PYBULLET_MESH_SUFFIXES:
+            # keep part indices aligned with the visuals: an invisible speck stands in
+            return [_Part(pb.GEOM_SPHERE, pose, radius=1e-6)]
+        return self._parts(shape, pose)
+
+    # -- shared ----------------------------------------------------------------------------
+    def _mesh_part(self, mesh: Mesh, pose: Pose) -> _Part:
+        return _Part(pb.GEOM_MESH, pose, file_name=str(mesh_file(mesh, self.mesh_dir)))
+
+    def _parts(self, shape: Shape, pose: Pose) -> list[_Part]:
+        if isinstance(shape, Box):
+            return [_Part(pb.GEOM_BOX, pose, half_extents=tuple(s / 2.0 for s in shape.size))]
+        if isinstance(shape, Sphere):
+            return [_Part(pb.GEOM_SPHERE, pose, radius=shape.radius)]
+        if isinstance(shape, Cylinder):
+            return [_Part(pb.GEOM_CYLINDER, pose, radius=shape.radius, length=shape.length)]
+        if isinstance(shape, Capsule):
+            return [_Part(pb.GEOM_CAPSULE, pose, radius=shape.radius, length=shape.length)]
+        if isinstance(shape, Plane):
+            return [_Part(pb.GEOM_PLANE, pose)]
+        if isinstance(shape, Mesh):
+            return [self._mesh_part(shape, pose)]
+        if isinstance(shape, MeshFile):
+            if shape.path.suffix.lower() not in PYBULLET_MESH_SUFFIXES:
+                self.warnings.append(f'{shape.path}: mesh format not supported by PyBullet '
+                                     f'(use .obj or .stl); shape skipped')
+                return []
+            return [_Part(pb.GEOM_MESH, pose, file_name=str(shape.path), mesh_scale=shape.scale)]
+        if isinstance(shape, Heightfield):
+            return [_Part(pb.GEOM_HEIGHTFIELD, pose, heightfield=shape)]
+        raise TypeError(f'unknown shape {shape!r}')
+
+    def _create(self, parts: list[_Part], *, collision: bool, concave: bool) -> int:
+        if not parts:
+            return -1
+        fields = [p for p in parts if p.heightfield is not None]
+        if fields:
+            if len(parts) > 1:
+                self.warnings.append('a height field must be its link\'s only shape; '
+                                     'the other shapes of that link were dropped')
+            return self._create_heightfield(fields[0], collision)
+        flags = pb.GEOM_FORCE_CONCAVE_TRIMESH if concave else 0
+        if len(parts) == 1:
+            return self._create_single(parts[0], collision, flags)
+        kwargs = dict(
+            shapeTypes=[p.shape_type for p in parts],
+            radii=[p.radius for p in parts],
+            halfExtents=[list(p.half_extents) for p in parts],
+            lengths=[p.length for p in parts],
+            fileNames=[p.file_name for p in parts],
+            meshScales=[list(p.mesh_scale) for p in parts],
+            planeNormals=[list(p.plane_normal) for p in parts],
+            physicsClientId=self.client,
+        )
+        if collision:
+            return pb.createCollisionShapeArray(
+                collisionFramePositions=[p.pose.position for p in parts],
+                collisionFrameOrientations=[p.pose.orientation for p in parts],
+                flags=flags, **kwargs)
+        return pb.createVisualShapeArray(
+            visualFramePositions=[p.pose.position for p in parts],
+            visualFrameOrientations=[p.pose.orientation for p in parts], **kwargs)
+
+    def _create_single(self, part: _Part, collision: bool, flags: int) -> int:
+        # PyBullet spells a cylinder's length 'height' for collision, 'length' for visual shapes
+        length_key = 'height' if collision else 'length'
+        kwargs = dict(radius=part.radius, halfExtents=list(part.half_extents),
+                      **{length_key: part.length}, meshScale=list(part.mesh_scale), planeNormal=list(part.plane_normal),
+                      physicsClientId=self.client)
+        if part.file_name:
+            kwargs['fileName'] = part.file_name
+        if collision:
+            return pb.createCollisionShape(part.shape_type, flags=flags,
+                                           collisionFramePosition=part.pose.position,
+                                           collisionFrameOrientation=part.pose.orientation,
+                                           **kwargs)
+        return pb.createVisualShape(part.shape_type, visualFramePosition=part.pose.position,
+                                    visualFrameOrientation=part.pose.orientation, **kwargs)
+
+    def _create_heightfield(self, part: _Part, collision: bool) -> int:
+        field_ = part.heightfield
+        assert field_ is not None
+        rows, columns = field_.heights.shape
+        # PyBullet centres a height field between its lowest and highest sample
+        middle = (float(field_.heights.min()) + float(field_.heights.max())) / 2.0
+        pose = part.pose * Pose((0.0, 0.0, middle))
+        kwargs = dict(meshScale=[field_.size_x / max(columns - 1, 1),
+                                 field_.size_y / max(rows - 1, 1), 1.0],
+                      heightfieldData=field_.heights.ravel().tolist(),
+                      numHeightfieldRows=columns, numHeightfieldColumns=rows,
+                      physicsClientId=self.client)
+        if collision:
+            return pb.createCollisionShape(pb.GEOM_HEIGHTFIELD, collisionFramePosition=pose.position,
+                                           collisionFrameOrientation=pose.orientation, **kwargs)
+        # PyBullet draws a height field only as the visual of its own collision shape
+        return -1
+
+
+def apply_colors(client: int, body: int, link_index: int, visuals: Sequence[Visual],
+                 textures: dict[Path, int]) -> None:
+    """Colour (and texture) each part of a link's visual shape as its model visual says."""
+    if len(visuals) == 1:
+        _color_part(client, body, link_index, -1, visuals[0], textures)
+        return
+    for index, visual in enumerate(visuals):
+        _color_part(client, body, link_index, index, visual, textures)
+
+
+def _color_part(client: int, body: int, link_index: int, shape_index: int, visual: Visual,
+                textures: dict[Path, int]) -> None:
+    kwargs: dict = dict(rgbaColor=list(visual.color), physicsClientId=client)
+    if shape_index >= 0:
+        kwargs['shapeIndex'] = shape_index
+    if visual.texture is not None:
+        if visual.texture not in textures:
+            textures[visual.texture] = pb.loadTexture(str(visual.texture), physicsClientId=client)
+        if textures[visual.texture] >= 0:
+            kwargs['textureUniqueId'] = textures[visual.texture]
+    pb.changeVisualShape(body, link_index, **kwargs)

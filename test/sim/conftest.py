@@ -1,0 +1,100 @@
+"""Small scenes built directly from the model, for simulator tests."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from scene_sim_ros.scene import (Box, Collision, Cylinder, Entity, Inertial, Joint, Link,
+                                 MaterialPair, Plane, Pose, Scene, Sphere, ServoMotor,
+                                 VelocityMotor, Visual)
+from scene_sim_ros.scene.inertia import box_inertia, cylinder_inertia, sphere_inertia
+from scene_sim_ros.scene.transforms import quat_from_rpy
+
+CORPUS = Path(__file__).resolve().parents[3] / 'shared' / 'corpus'
+GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
+
+
+@pytest.fixture(scope='session')
+def corpus_dir() -> Path:
+    """``../shared/corpus`` (real scene files of other projects); skips where it is absent."""
+    if not CORPUS.is_dir():
+        pytest.skip(f'corpus not found at {CORPUS} (it lives in ../shared beside the project)')
+    return CORPUS
+
+
+def ground(material: str | None = None) -> Entity:
+    """A static infinite plane at z = 0."""
+    return Entity('ground', 'static', (Link('ground', collisions=(
+        Collision(Plane(), material=material),)),), fixed_base=True)
+
+
+def ball(name: str = 'ball', radius: float = 0.05, mass: float = 0.1,
+         position=(0.0, 0.0, 1.0), material: str | None = None) -> Entity:
+    link = Link(name, Inertial(mass, (0.0, 0.0, 0.0), sphere_inertia(mass, radius)),
+                collisions=(Collision(Sphere(radius), material=material),),
+                visuals=(Visual(Sphere(radius), color=(1.0, 0.5, 0.0, 1.0)),))
+    return Entity(name, 'object', (link,), pose=Pose(position))
+
+
+def crate(name: str = 'crate', size=(0.2, 0.2, 0.2), mass: float = 1.0, position=(0, 0, 0.1),
+          material: str | None = None) -> Entity:
+    link = Link(name, Inertial(mass, (0.0, 0.0, 0.0), box_inertia(mass, size)),
+                collisions=(Collision(Box(size), material=material),),
+                visuals=(Visual(Box(size)),))
+    return Entity(name, 'object', (link,), pose=Pose(tuple(float(v) for v in position)))
+
+
+def pendulum(length: float = 1.0, bob_mass: float = 1.0, start_angle: float = 0.1,
+             motor=None) -> Entity:
+    """A point-like bob on a massless rod, hinged about y to a fixed support at z = 2."""
+    support = Link('support', collisions=(Collision(Box((0.05, 0.05, 0.05))),))
+    tiny = 1e-6  # a (nearly) point mass: the analytic period 2*pi*sqrt(L/g) holds
+    bob = Link('bob', Inertial(bob_mass, (0.0, 0.0, -length), (tiny, 0, 0, tiny, 0, tiny)),
+               visuals=(Visual(Sphere(0.02), Pose((0.0, 0.0, -length))),))
+    hinge = Joint('hinge', 'revolute', 'support', 'bob', axis=(0.0, 1.0, 0.0),
+                  initial_position=start_angle, motor=motor)
+    return Entity('pendulum', 'robot', (support, bob), (hinge,), pose=Pose((0.0, 0.0, 2.0)),
+                  fixed_base=True)
+
+
+def arm(motor, limits=(-2.0, 2.0), inertia_rpy=(0.3, 0.2, 0.1)) -> Entity:
+    """A fixed-base single-joint arm about z (no gravity torque), rod along x."""
+    base = Link('base', collisions=(Collision(Cylinder(0.05, 0.1)),))
+    mass, size = 0.5, (0.4, 0.04, 0.04)
+    inertia = box_inertia(mass, size)
+    rod = Link('rod', Inertial(mass, (0.2, 0.0, 0.0), inertia),
+               collisions=(Collision(Box(size), Pose((0.2, 0.0, 0.0))),),
+               visuals=(Visual(Box(size), Pose((0.2, 0.0, 0.0))),))
+    joint = Joint('shoulder', 'revolute', 'base', 'rod', Pose((0.0, 0.0, 0.1)),
+                  (0.0, 0.0, 1.0), limits, motor=motor)
+    return Entity('arm', 'robot', (base, rod), (joint,), pose=Pose((0.0, 0.0, 0.5)),
+                  fixed_base=True)
+
+
+def wheel(max_velocity: float = 10.0, max_force: float = 5.0) -> Entity:
+    """A fixed axle with a wheel on a velocity motor (axis y)."""
+    axle = Link('axle', collisions=(Collision(Box((0.02, 0.02, 0.02))),))
+    mass, radius, width = 0.3, 0.1, 0.03
+    i = cylinder_inertia(mass, radius, width)
+    wheel_link = Link('wheel', Inertial(mass, (0, 0, 0), i),
+                      collisions=(Collision(Cylinder(radius, width),
+                                            Pose((0, 0, 0), quat_from_rpy(math.pi / 2, 0, 0))),))
+    joint = Joint('spin', 'revolute', 'axle', 'wheel', Pose((0.0, 0.05, 0.0)), (0.0, 1.0, 0.0),
+                  motor=VelocityMotor(max_velocity, max_force))
+    return Entity('wheel', 'robot', (axle, wheel_link), (joint,), pose=Pose((0, 0, 1.0)),
+                  fixed_base=True)
+
+
+def scene_of(*entities: Entity, step_length: float = 0.001, **kwargs) -> Scene:
+    return Scene('test', tuple(entities), step_length=step_length, **kwargs)
+
+
+def servo(max_velocity: float = 1.0, max_force: float = 50.0, p: float = 100.0) -> ServoMotor:
+    return ServoMotor(max_velocity=max_velocity, max_force=max_force, p=p)
+
+
+__all__ = ['GAME', 'MaterialPair', 'arm', 'ball', 'crate', 'ground', 'pendulum', 'scene_of',
+           'servo', 'wheel']
