@@ -30,7 +30,9 @@ JointPositionSensor    float (rad or m)
 =====================  ========================================================================
 
 Images are rendered only when read and at most once per physics step per view (see
-:mod:`.rendering`); noise is off unless a sensor's ``noise`` is set and is drawn from
+:mod:`.rendering`); the Simulation calls :func:`prepare_rendering` right after connecting (it
+picks TinyRenderer or EGL) and :func:`invalidate_renders` when it moves things between steps.
+Noise is off unless a sensor's ``noise`` is set and is drawn from
 ``sim.rng``.
 """
 
@@ -45,7 +47,7 @@ from .contact import CollisionSensorReader
 from .inertial import (AccelerometerReader, CompassReader, GpsReader, GyroscopeReader,
                        InertialUnitReader)
 from .rays import ApproxDistanceReader, SingleDistanceReader, SphericalDepthReader
-from .rendering import RenderCache, prepare_rendering, render_cache
+from .rendering import RenderCache, invalidate_renders, prepare_rendering, render_cache
 from .user_input import JointPositionReader, UserInputReader
 
 READERS: dict[type, type[Reader]] = {
@@ -82,5 +84,5 @@ def create_reader(sim: Any, entity_name: str, sensor: Any) -> Reader:
     return reader_class(sim, entity_name, sensor)
 
 
-__all__ = ['READERS', 'Reader', 'RenderCache', 'create_reader', 'entity_color', 'prepare_rendering',
-           'render_cache']
+__all__ = ['READERS', 'Reader', 'RenderCache', 'create_reader', 'entity_color',
+           'invalidate_renders', 'prepare_rendering', 'render_cache']

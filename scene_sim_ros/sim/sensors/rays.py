@@ -29,8 +29,10 @@ MAX_BATCH = p.MAX_RAY_INTERSECTION_BATCH_SIZE
 SELF_HIT_STEPS = (1e-3, 1e-2, 5e-2, 2e-1)
 """How far (m) behind a hit on the sensor's own link a continued ray starts, per retry (Bullet
 reports a hit at once for a ray that starts just inside a shape's surface)."""
-APPROX_RAYS = 9
-"""An ApproxDistanceSensor casts APPROX_RAYS x APPROX_RAYS rays evenly spread in its pyramid."""
+APPROX_SPACING = math.radians(1.0)
+"""An ApproxDistanceSensor casts a grid of rays about this far apart (objects narrower than that
+angle can slip through), at most APPROX_MAX_RAYS per axis."""
+APPROX_MAX_RAYS = 91
 
 
 def cast_rays(sim: Any, origins: np.ndarray, directions: np.ndarray, length: float,
@@ -134,13 +136,17 @@ class SingleDistanceReader(_RayReader):
         return float(add_gaussian(self.sim.rng, distance, self.sensor.noise))
 
 
+def _ray_count(fov: float) -> int:
+    return min(APPROX_MAX_RAYS, int(math.ceil(fov / APPROX_SPACING)) + 1)
+
+
 class ApproxDistanceReader(_RayReader):
     """The nearest hit (m, along the ray) within the ``fov_x`` x ``fov_y`` pyramid around +x,
     sampled by a grid of rays; REP-117 values like :class:`SingleDistanceReader`."""
 
     def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
-        ys = np.tan(sensor.fov_x / 2.0) * np.linspace(-1.0, 1.0, APPROX_RAYS)
-        zs = np.tan(sensor.fov_y / 2.0) * np.linspace(-1.0, 1.0, APPROX_RAYS)
+        ys = np.tan(np.linspace(-sensor.fov_x / 2.0, sensor.fov_x / 2.0, _ray_count(sensor.fov_x)))
+        zs = np.tan(np.linspace(-sensor.fov_y / 2.0, sensor.fov_y / 2.0, _ray_count(sensor.fov_y)))
         z_grid, y_grid = np.meshgrid(zs, ys, indexing='ij')
         rays = np.stack((np.ones_like(y_grid), y_grid, z_grid), axis=-1).reshape(-1, 3)
         super().__init__(sim, entity, sensor, rays / np.linalg.norm(rays, axis=1, keepdims=True))

@@ -154,8 +154,11 @@ def choose_renderer(scene: Any, renderer: str | None = None) -> str:
 def prepare_rendering(sim: Any, scene: Any, renderer: str | None = None) -> str:
     """Choose and set up the renderer of ``sim`` (call it before creating any body).
 
-    Returns the renderer in use, 'tiny' or 'egl'.
+    Returns the renderer in use, 'tiny' or 'egl'. Calling it again (e.g. after a reset) keeps
+    the first choice.
     """
+    if sim in _BACKENDS:
+        return _BACKENDS[sim]
     chosen = choose_renderer(scene, renderer)
     if chosen == 'egl' and not _load_egl_plugin(sim.client):
         chosen = 'tiny'
@@ -228,6 +231,14 @@ class RenderCache:
 
 
 _CACHES: weakref.WeakKeyDictionary[Any, RenderCache] = weakref.WeakKeyDictionary()
+
+
+def invalidate_renders(sim: Any) -> None:
+    """Forget ``sim``'s rendered frames: call after moving things between steps (set_pose, reset,
+    spawn, delete); physics steps and time changes invalidate them anyway."""
+    cache = _CACHES.get(sim)
+    if cache is not None:
+        cache.invalidate()
 
 
 def render_cache(sim: Any) -> RenderCache:
