@@ -323,11 +323,14 @@ class SceneBuilder:
         prismatic = inst.tag == 'Slider'
         hinge = offset * local_pose(inst)
         body_pose = local_pose(body)
-        along = scale(axis, dot(body_pose.position, axis))
-        across = sub(body_pose.position, along)
         to_body = quat_conjugate(body_pose.orientation)
-        origin = hinge * Pose(along, body_pose.orientation)
-        contents = Pose(quat_rotate(to_body, across), IDENTITY_QUAT)
+        if prismatic:  # a translation commutes with sliding: the body frame is the link frame
+            origin, contents = hinge * body_pose, IDENTITY
+        else:
+            along = scale(axis, dot(body_pose.position, axis))
+            across = sub(body_pose.position, along)
+            origin = hinge * Pose(along, body_pose.orientation)
+            contents = Pose(quat_rotate(to_body, across), IDENTITY_QUAT)
         child = parts.new_link(body.string('name') or f'{parent.name}_child')
         limits, initial = self._deflection(axis_inst, prismatic)
         motor_inst = axis_inst.first('motor')

@@ -332,6 +332,16 @@ def _group_triangles(group: Instance, indices: np.ndarray) -> np.ndarray:
     return np.stack([polygons[:, [0, 1, 2]], polygons[:, [0, 2, 3]]], axis=1).reshape(-1, 3)
 
 
+def _vertex_unit(inst: Instance) -> float:
+    unit = inst.string('unit').strip()  # a unit name alone, e.g. unit="mm"
+    factor = LENGTH.get(unit) if unit else 1.0
+    if factor is None:
+        inst.error(f'attribute "unit" of <{inst.tag}>: unknown unit {unit!r} (expected mm, cm, '
+                   'dm, m or km)', 'unit')
+        return 1.0
+    return factor
+
+
 def build_mesh(inst: Instance, name: str) -> geometry.Mesh | None:
     """The triangle mesh of a ``ComplexAppearance``; shared by every instance of a definition.
 
@@ -344,7 +354,7 @@ def build_mesh(inst: Instance, name: str) -> geometry.Mesh | None:
         return None
     normals_inst = inst.first('normals')
     texcoords_inst = inst.first('texCoords')
-    unit = vertices_inst.number('unit', LENGTH, 1.0) if 'unit' in vertices_inst.attrs else 1.0
+    unit = _vertex_unit(vertices_inst)
     key = ('mesh', unit, tuple(id(n) for n in vertices_inst.texts),
            tuple(tuple(id(n) for n in g.texts) + (g.tag,) for g in groups),
            None if normals_inst is None else tuple(id(n) for n in normals_inst.texts),
