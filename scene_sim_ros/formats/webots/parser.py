@@ -262,6 +262,8 @@ class Parser:
             items.append(self.scalar())
         if not items:
             token = self.peek()
+            if token.kind == 'template':
+                raise self.fail('a %< >% template outside a PROTO body', token)
             raise self.fail(f'expected a value, found {token.text or "end of file"!r}', token)
         return Value(items, False, line)
 
