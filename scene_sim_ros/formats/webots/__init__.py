@@ -35,8 +35,9 @@ folders of the ``webots.proto_path`` parameter). Otherwise an instance that is p
 (inside a Robot, an endPoint, a geometry, or a top-level instance with robot fields such as
 ``controller``) is an error naming every such PROTO, because leaving it out would change the
 robot. Decorative instances (top-level arenas and backgrounds, appearances) are left out with
-one warning each, or are errors with ``strict=True``. The device sample worlds of Webots
-therefore load with warnings for ``RectangleArena`` and friends (and no floor).
+one warning each, or are errors with ``strict=True``; the floor PROTOs ``RectangleArena`` and
+``Floor`` are replaced by a static plane at their pose (with a warning saying so), so that the
+Webots device sample worlds load and their robots stand on a floor.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ...errors import SceneLoadError
-from ...scene.model import Entity, Light, Scene
+from ...scene.geometry import GREY, Box, Plane
+from ...scene.model import Collision, Entity, Light, Scene, Visual
 from ...scene.transforms import IDENTITY, Pose
 from .mapping import (Y_UP_TO_Z_UP, Context, EntityBuilder, EntityDraft, build_entity,
                       contact_pairs, gravity, light, node_pose, unique)
@@ -58,6 +60,12 @@ ROBOT_FIELDS = frozenset({'controller', 'controllerArgs', 'supervisor', 'extensi
 IGNORED_TOP_LEVEL = frozenset({'Viewpoint', 'Fog'})
 LIGHTS = frozenset({'DirectionalLight', 'PointLight', 'SpotLight'})
 NEW_AXES_YEAR = 2022
+# Webots' floor PROTOs, which most sample worlds fetch remotely: a plane stands in for them
+# (name, size field, default size)
+FLOOR_STAND_INS: dict[str, tuple[str, str, tuple[float, float]]] = {
+    'RectangleArena': ('rectangle arena', 'floorSize', (1.0, 1.0)),
+    'Floor': ('floor', 'size', (10.0, 10.0)),
+}
 
 
 class _World:
@@ -72,7 +80,7 @@ class _World:
 
     def add(self, node: Node, pose: Pose) -> None:
         if node.missing_url is not None:
-            self.missing(node)
+            self.missing(node, pose)
         elif node.type in ('Solid', 'Robot'):
             entity = build_entity(self.context, node, pose, self.names)
             self.entities.append(entity)
@@ -103,13 +111,27 @@ class _World:
             self.entities.append(Entity(draft.name, 'static', (link.freeze(),), pose=pose,
                                         fixed_base=True))
 
-    def missing(self, node: Node) -> None:
+    def missing(self, node: Node, pose: Pose) -> None:
         message = f'PROTO {node.type} is not available locally ({node.missing_url})'
         robot_like = any(name in ROBOT_FIELDS for name in node.fields)
         if robot_like:
             self.context.errors.append(f'{node.file}:{node.line}: {message}; it is a robot')
+        elif node.type in FLOOR_STAND_INS:
+            self.context.warn(node, f'{message}; replaced by a floor plane (walls and '
+                              'appearance left out)')
+            self.floor(node, pose)
         else:
             self.context.warn(node, f'{message}; left out')
+
+    def floor(self, node: Node, pose: Pose) -> None:
+        default_name, size_field, default_size = FLOOR_STAND_INS[node.type]
+        draft = EntityDraft(unique(node.string('name', default_name), self.names))
+        link = draft.new_link(draft.name)
+        size_x, size_y = node.floats(size_field, 2, default_size)
+        link.collisions.append(Collision(Plane(), name=draft.name))
+        link.visuals.append(Visual(Box((size_x, size_y, 1e-3)), color=GREY))
+        self.entities.append(Entity(draft.name, 'static', (link.freeze(),),
+                                    pose=pose * node_pose(node), fixed_base=True))
 
 
 def _y_up(document: Document, world_info: Node | None) -> bool:

@@ -139,10 +139,13 @@ Solid {
 
 def test_missing_decorative_remote_protos_are_warnings(write_file):
     scene = load(write_file('w.wbt', REMOTE))
-    assert [e.kind for e in scene.entities] == ['static']
-    assert sum('RectangleArena' in w for w in scene.warnings) == 1
+    arena, solid = scene.entities
+    assert (arena.name, arena.kind, solid.kind) == ('rectangle arena', 'static', 'static')
+    assert arena.root.collisions[0].shape.kind == 'plane'
+    assert sum('RectangleArena' in w and 'replaced by a floor plane' in w
+               for w in scene.warnings) == 1
     assert sum('OsbWood' in w for w in scene.warnings) == 1
-    assert scene.entities[0].root.visuals[0].color[:3] == (0.7, 0.7, 0.7)
+    assert solid.root.visuals[0].color[:3] == (0.7, 0.7, 0.7)
 
 
 def test_missing_decorative_remote_protos_are_errors_when_strict(write_file):
