@@ -98,9 +98,10 @@ def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
         diag.error('a second <Scene> element', extra.file, extra.line)
     diag.raise_if_errors()
     scene_inst = Expander(document, diag).expand(document.scenes[0], _root_scope(parameters))
-    diag.raise_if_errors()
+    if scene_inst is None:
+        diag.raise_if_errors()
     assert scene_inst is not None
-    scene = SceneBuilder(diag).build_scene(scene_inst, path)
+    scene = SceneBuilder(diag).build_scene(scene_inst, path)  # finds more errors to report
     diag.raise_if_errors()
     if diag.warnings:
         scene = _with_warnings(scene, diag.warnings)
@@ -140,7 +141,8 @@ def load_entity_fragment(xml_text: str, *, name: str | None = None,
                              f'{len(candidates)}', source, root.line)
     node = candidates[0]
     instance = Expander(document, diag).expand(node, None)
-    diag.raise_if_errors()
+    if instance is None:
+        diag.raise_if_errors()
     assert instance is not None
     builder = SceneBuilder(diag)
     entity_name = name or instance.string('name') or node.tag.lower()

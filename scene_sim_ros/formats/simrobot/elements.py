@@ -50,8 +50,10 @@ class ElementSpec:
 # --- leaf handlers ---------------------------------------------------------------------------
 
 def _positive(inst: Instance, key: str, units: dict[str, float]) -> float:
-    value = inst.number(key, units, required=True)
-    if value <= 0.0 and key in inst.attrs:
+    value = inst.number_or_none(key, units, required=True)
+    if value is None:
+        return 1.0  # already reported; a neutral size lets the rest of the scene be checked
+    if value <= 0.0:
         inst.error(f'attribute "{key}" of <{inst.tag}> must be positive', key)
     return value
 
@@ -90,8 +92,10 @@ MassProperties = tuple[float, tuple[float, float, float], inertia.Inertia6]
 
 
 def _mass_value(inst: Instance) -> float:
-    value = inst.number('value', MASS, required=True)
-    if value <= 0.0 and 'value' in inst.attrs:
+    value = inst.number_or_none('value', MASS, required=True)
+    if value is None:
+        return 0.0
+    if value <= 0.0:
         inst.error(f'attribute "value" of <{inst.tag}>: a mass must be greater than zero',
                    'value')
     return value

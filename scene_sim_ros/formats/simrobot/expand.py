@@ -36,7 +36,7 @@ class Instance:
     """One expanded element: resolved attributes, children and the scope it defines."""
 
     __slots__ = ('tag', 'spec', 'node', 'attrs', 'origins', 'children', 'texts', 'scope', 'diag',
-                 'unknown')
+                 'unknown', 'broken')
 
     def __init__(self, tag: str, spec: ElementSpec, node: Node, attrs: dict[str, str],
                  origins: dict[str, Node], scope: Scope, diag: Diagnostics):
@@ -50,6 +50,7 @@ class Instance:
         self.scope = scope
         self.diag = diag
         self.unknown: dict[str, str] = {}  # unexpected attributes, unresolved, for metadata
+        self.broken: set[str] = set()  # attributes with unresolved placeholders (reported once)
 
     def __repr__(self) -> str:
         return f'<{self.tag} {self.attrs}>'
@@ -76,6 +77,8 @@ class Instance:
 
     # typed getters (errors are recorded; the default is returned) ----------------------
     def raw(self, key: str, required: bool = False) -> str | None:
+        if key in self.broken:
+            return None
         value = self.attrs.get(key)
         if value is None and required:
             self.error(f'missing required attribute "{key}" of <{self.tag}>')
@@ -87,14 +90,19 @@ class Instance:
 
     def number(self, key: str, units: dict[str, float], default: float = 0.0,
                required: bool = False) -> float:
+        value = self.number_or_none(key, units, required)
+        return default if value is None else value
+
+    def number_or_none(self, key: str, units: dict[str, float],
+                       required: bool = False) -> float | None:
         value = self.raw(key, required)
         if value is None:
-            return default
+            return None
         try:
             return parse_quantity(value, units)
         except BadValue as err:
             self.error(f'attribute "{key}" of <{self.tag}>: {err}', key)
-            return default
+            return None
 
     def integer(self, key: str, default: int = 0, required: bool = False) -> int:
         value = self.raw(key, required)
@@ -160,11 +168,14 @@ class Expander:
         self.document = document
         self.diag = diag
 
-    def _resolve(self, text: str, scope: Scope | None, node: Node, key: str) -> str:
+    def _resolve(self, text: str, scope: Scope | None, node: Node, key: str,
+                 broken: set[str] | None = None) -> str:
         value, missing = substitute(text, scope)
         for name in missing:
             self.diag.error(f'unresolved placeholder "${name}" in attribute "{key}" of '
                             f'<{node.tag}>', node.file, node.line)
+        if missing and broken is not None:
+            broken.add(key)
         return value
 
     def _definition_chain(self, node: Node, scope: Scope | None) -> list[Node] | None:
@@ -201,6 +212,7 @@ class Expander:
                     origins[key] = source
         attrs: dict[str, str] = {}
         unknown: dict[str, str] = {}
+        broken: set[str] = set()
         for key, value in raw.items():
             if key == 'ref':
                 continue
@@ -210,10 +222,11 @@ class Expander:
                                origin.file, origin.line)
                 unknown[key] = value
                 continue
-            attrs[key] = self._resolve(value, parent_scope, origins[key], key)
+            attrs[key] = self._resolve(value, parent_scope, origins[key], key, broken)
         scope = Scope(parent_scope)
         instance = Instance(node.tag, spec, node, attrs, origins, scope, self.diag)
         instance.unknown = unknown
+        instance.broken = broken
         pending = self._gather_children(instance, passes, scope)
         for child in pending:
             expanded = self.expand(child, scope, spec)
