@@ -68,36 +68,44 @@ def entity_color(name: str) -> tuple[int, int, int]:
 class SegmentationCameraReader(_RenderedReader):
     """HxWx3 uint8, one stable colour per entity (:func:`entity_color`), black for background.
 
-    After each read, :attr:`labels` (HxW int32) holds per pixel the index of the entity hit in
+    After a read, :attr:`labels` (HxW int32) gives per pixel the index of the entity hit in
     :attr:`entity_names` (-1 for none) and :attr:`link_indices` the PyBullet link index (-1 for
-    the root or none).
+    the root or none); both are computed when first asked for.
     """
 
     def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self.entity_names: list[str] = []
         self._entity_of_body: dict[int, int] = {}
-        self.labels = np.full((sensor.height, sensor.width), -1, dtype=np.int32)
-        self.link_indices = np.full((sensor.height, sensor.width), -1, dtype=np.int32)
+        self._mask = np.full((sensor.height, sensor.width), -1, dtype=np.int32)
+        self._bodies = self._mask
+        self._label_of_body = np.full(1, -1, dtype=np.int32)
 
     def read(self) -> np.ndarray:
         mask = self.frame(self.sensor.near, self.sensor.far, need_mask=True).mask
-        hit = mask >= 0
-        bodies = np.where(hit, mask & ((1 << LINK_BITS) - 1), -1)
-        self.link_indices = np.where(hit, (mask >> LINK_BITS) - 1, -1).astype(np.int32)
-        found = np.unique(bodies[hit])
-        lookup = np.full(int(found.max()) + 2 if found.size else 1, -1, dtype=np.int32)
-        for body in found:
-            lookup[body] = self._entity_index(int(body))
-        self.labels = lookup[bodies]  # index -1 is the last entry, which stays -1
-        palette = np.array([entity_color(n) for n in self.entity_names] + [(0, 0, 0)],
-                           dtype=np.uint8)
-        return palette[self.labels]
+        self._mask = mask
+        # body ids shifted by one, so that "nothing" (-1) is index 0; the link bits drop out
+        self._bodies = (mask + 1) & ((1 << LINK_BITS) - 1)
+        present = np.flatnonzero(np.bincount(self._bodies.ravel()))
+        self._label_of_body = np.full(int(present[-1]) + 1, -1, dtype=np.int32)
+        for shifted in present[present > 0]:
+            self._label_of_body[shifted] = self._entity_index(int(shifted) - 1)
+        colors = np.array([(0, 0, 0)] + [entity_color(n) for n in self.entity_names],
+                          dtype=np.uint8)
+        return np.take(colors, self._label_of_body + 1, axis=0).take(self._bodies, axis=0)
+
+    @property
+    def labels(self) -> np.ndarray:
+        return np.take(self._label_of_body, self._bodies)
+
+    @property
+    def link_indices(self) -> np.ndarray:
+        return np.where(self._mask >= 0, (self._mask >> LINK_BITS) - 1, -1).astype(np.int32)
 
     def _entity_index(self, body: int) -> int:
         index = self._entity_of_body.get(body)
         if index is None:
-            name = self.sim.entity_of_body(body)
+            name = self.sim.entity_of_body(body) or f'body{body}'
             if name in self.entity_names:
                 index = self.entity_names.index(name)
             else:

@@ -43,7 +43,7 @@ EGL_MIN_PIXELS = 30_000
 """From this many pixels on, ``auto`` renders with EGL (measured crossover ~ 200x150)."""
 
 RENDERERS = ('auto', 'tiny', 'egl')
-BACKGROUND_DEPTH = 1.0 - 1e-7
+BACKGROUND_DEPTH = np.float32(1.0 - 1e-7)
 """Depth-buffer values at or above this were not drawn: the clear value (1.0) of the far plane."""
 
 
@@ -70,11 +70,17 @@ def projection_matrix(fov_x: float, fov_y: float, near: float, far: float) -> li
 
 
 def linearize_depth(buffer: np.ndarray, near: float, far: float) -> np.ndarray:
-    """Metres along the optical axis from a [0, 1] depth buffer (``inf`` where nothing was drawn)."""
-    z = buffer.astype(np.float64)
-    depth = far * near / (far - (far - near) * z)
+    """Metres along the optical axis from a [0, 1] depth buffer (``inf`` where nothing was drawn).
+
+    float32 throughout (no temporaries beyond the result): relative error ~1e-5 at 10 m with
+    near = 0.01, far = 100, far below the depth buffer's own quantisation.
+    """
+    z = np.asarray(buffer, dtype=np.float32)
+    depth = np.multiply(z, np.float32(far - near))
+    np.subtract(np.float32(far), depth, out=depth)
+    np.divide(np.float32(far * near), depth, out=depth)
     depth[z >= BACKGROUND_DEPTH] = np.inf
-    return depth.astype(np.float32)
+    return depth
 
 
 @dataclass(frozen=True, slots=True)
