@@ -16,7 +16,9 @@ baseColor, Material diffuseColor, transparency, local ImageTextures) -> visuals,
 ``HingeJoint``/``SliderJoint`` -> revolute/prismatic joints, ``Hinge2Joint`` -> two revolute
 joints through a 1 g intermediate link, ``BallJoint`` -> 'ball'; ``RotationalMotor``/
 ``LinearMotor`` -> :class:`ServoMotor` (position control as in Webots: ``controlPID``,
-``maxVelocity``, ``maxTorque``/``maxForce``; ``minPosition``/``maxPosition`` or the joint stops
+``maxVelocity``, ``maxTorque``/``maxForce``; the P gain is raised to at least 1/step so that
+a far target is approached at ``maxVelocity`` as in Webots, because our servo slew-limits its
+set-point first; ``minPosition``/``maxPosition`` or the joint stops
 as limits; the motor's name names the joint), ``PositionSensor`` -> joint position sensor,
 ``Camera``, ``RangeFinder`` and ``Lidar`` -> (depth) cameras, ``DistanceSensor`` (range from
 the lookup table), ``TouchSensor`` -> collision sensor, ``Accelerometer``, ``Gyro``,
@@ -173,18 +175,19 @@ def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
     nodes = library.expand_all(top)
     world_info = next((n for n in nodes if n.type == 'WorldInfo'), None)
     context.y_up = _y_up(document, world_info)
+    info = world_info or Node('WorldInfo')
+    context.step_length = info.float('basicTimeStep', 32.0) / 1000.0
     world_pose = Y_UP_TO_Z_UP if context.y_up else IDENTITY
     world = _World(context, world_pose)
     for node in nodes:
         world.add(node, world_pose)
     _raise_collected(context, library)
-    info = world_info or Node('WorldInfo')
     return Scene(
         name=info.string('title', '') or path.stem,
         entities=tuple(world.entities),
         format='webots',
         source=path,
-        step_length=info.float('basicTimeStep', 32.0) / 1000.0,
+        step_length=context.step_length,
         gravity=gravity(info, context.y_up),
         background=world.background,
         erp=info.float('ERP', 0.2),

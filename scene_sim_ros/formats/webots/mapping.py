@@ -63,6 +63,7 @@ class Context:
     file: str
     y_up: bool
     strict: bool
+    step_length: float = 0.032
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     warned_types: set[tuple[str, str]] = field(default_factory=set)
@@ -343,6 +344,10 @@ class EntityBuilder:
             if low != 0.0 or high != 0.0:
                 limits = (low, high)
             p, i, d = motor_node.floats('controlPID', 3, (10.0, 0.0, 0.0))
+            # Webots: velocity = P * (target - position), capped at maxVelocity. Our servo
+            # first moves its set-point at most maxVelocity * step towards the target, so a
+            # gain below 1 / step would never reach maxVelocity: raise it to that.
+            p = max(p, 1.0 / self.context.step_length)
             force = motor_node.float('maxTorque' if kind == 'revolute' else 'maxForce', 10.0)
             motor = ServoMotor(motor_node.float('maxVelocity', 10.0), force, p, i, d)
         if limits is None and parameters is not None:

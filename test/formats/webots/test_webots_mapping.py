@@ -108,8 +108,9 @@ def test_hinge_joint_becomes_a_revolute_joint_with_a_servo(write_file):
     assert joint.axis == pytest.approx((0.0, 1.0, 0.0))
     assert joint.limits == (-1.0, 1.5)
     motor = joint.motor
-    assert (motor.kind, motor.max_velocity, motor.max_force, motor.p, motor.i, motor.d) == \
-        ('servo', 2.0, 30.0, 20.0, 0.1, 0.5)
+    assert (motor.kind, motor.max_velocity, motor.max_force, motor.i, motor.d) == \
+        ('servo', 2.0, 30.0, 0.1, 0.5)
+    assert motor.p == pytest.approx(1 / 0.032)  # P 20 raised to 1 / basicTimeStep
     # the child's contents keep their place: the box is 0.5 m along x from the anchor
     assert arm.link('upper').collisions[0].pose.position == pytest.approx((0.5, 0.0, 0.0))
     sensor = arm.sensor('shoulder sensor')

@@ -1,0 +1,152 @@
+"""Webots scenes in the simulator: twins written in .wbt and SimRobot .ros2 behave alike,
+and the device sample worlds run without NaN."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip('pybullet')
+
+from scene_sim_ros.formats import load_scene  # noqa: E402
+from scene_sim_ros.sim.simulation import Simulation  # noqa: E402
+
+ANGLE = 0.3
+LENGTH = 0.8
+
+PENDULUM_WBT = f'''#VRML_SIM R2023b utf8
+WorldInfo {{ basicTimeStep 5 }}
+Robot {{
+  name "pendulum"
+  children [ HingeJoint {{
+    jointParameters HingeJointParameters {{ axis 0 1 0 anchor 0 0 1 position {ANGLE} }}
+    endPoint Solid {{
+      translation {-LENGTH * math.sin(ANGLE)} 0 {1 - LENGTH * math.cos(ANGLE)}
+      rotation 0 1 0 {ANGLE}
+      name "bob"
+      boundingObject Sphere {{ radius 0.02 }}
+      physics Physics {{ density -1 mass 1 }}
+    }}
+  }} ]
+}}
+'''
+
+PENDULUM_ROS2 = f'''<Simulation>
+<Scene name="twin" stepLength="0.005">
+  <Compound name="pendulum">
+    <Hinge name="hinge">
+      <Translation z="1"/>
+      <Axis y="1"><Deflection min="-180degree" max="180degree" init="{math.degrees(ANGLE)}degree"/></Axis>
+      <Body name="bob">
+        <Translation z="-{LENGTH}"/>
+        <SphereMass value="1kg" radius="0.02"/>
+        <SphereGeometry radius="0.02"/>
+      </Body>
+    </Hinge>
+  </Compound>
+</Scene>
+</Simulation>
+'''
+
+
+def period(sim: Simulation, entity: str, joint: str) -> float:
+    crossings, last = [], sim.joint_states(entity)[joint][0]
+    while sim.time < 6.0:
+        sim.step()
+        angle = sim.joint_states(entity)[joint][0]
+        if last > 0.0 >= angle:
+            crossings.append(sim.time - sim.step_length * angle / (angle - last))
+        last = angle
+    assert len(crossings) >= 3
+    return float(np.mean(np.diff(crossings)))
+
+
+def test_webots_pendulum_swings_like_its_simrobot_twin(write_file):
+    webots = load_scene(write_file('pendulum.wbt', PENDULUM_WBT))
+    simrobot = load_scene(write_file('pendulum.ros2', PENDULUM_ROS2))
+    webots_joint = webots.entity('pendulum').movable_joints[0]
+    assert webots_joint.initial_position == pytest.approx(ANGLE)
+    webots_period = period(Simulation(webots), 'pendulum', webots_joint.name)
+    twin_period = period(Simulation(simrobot), 'pendulum', 'hinge')
+    assert webots_period == pytest.approx(twin_period, rel=0.01)
+    # and both are a physical pendulum of that length (large-angle correction ~0.6 %)
+    assert webots_period == pytest.approx(2 * math.pi * math.sqrt(LENGTH / 9.81), rel=0.02)
+
+
+WHEEL_WBT = '''#VRML_SIM R2023b utf8
+WorldInfo { basicTimeStep 5 gravity 0 }
+Robot {
+  name "wheel"
+  children [ HingeJoint {
+    jointParameters HingeJointParameters { axis 0 1 0 anchor 0 0 0.5 }
+    device [ RotationalMotor { name "spin" maxVelocity 2 maxTorque 10 controlPID 10 0 0 } ]
+    endPoint Solid {
+      translation 0 0 0.5
+      name "tyre"
+      boundingObject Pose { rotation 1 0 0 1.5707963267948966
+                            children [ Cylinder { radius 0.1 height 0.05 } ] }
+      physics Physics { density -1 mass 0.5 }
+    }
+  } ]
+}
+'''
+
+WHEEL_ROS2 = f'''<Simulation>
+<Scene name="twin" stepLength="0.005" gravity="0">
+  <Compound name="wheel">
+    <Hinge name="spin">
+      <Translation z="0.5"/>
+      <Axis y="1"><ServoMotor maxVelocity="{math.degrees(2)}degree/s" maxForce="10" p="200"/></Axis>
+      <Body name="tyre">
+        <Rotation x="90degree"/>
+        <CylinderMass value="0.5kg" radius="0.1" height="0.05"/>
+        <CylinderGeometry radius="0.1" height="0.05"/>
+      </Body>
+    </Hinge>
+  </Compound>
+</Scene>
+</Simulation>
+'''
+
+
+def spin_speed(scene, joint: str) -> tuple[float, float]:
+    sim = Simulation(scene)
+    sim.command('wheel', joint, position=5.0)
+    sim.step(round(1.0 / sim.step_length))
+    position, velocity, _ = sim.joint_states('wheel')[joint]
+    return position, velocity
+
+
+def test_webots_wheel_turns_like_its_simrobot_twin(write_file):
+    # the Webots P of 10 becomes 1 / step = 200 (see the loader docstring): the twin says so
+    webots = spin_speed(load_scene(write_file('wheel.wbt', WHEEL_WBT)), 'spin')
+    twin = spin_speed(load_scene(write_file('wheel.ros2', WHEEL_ROS2)), 'spin')
+    assert webots[1] == pytest.approx(2.0, rel=0.02)  # at its speed limit, far from 5 rad
+    assert webots[1] == pytest.approx(twin[1], rel=0.01)
+    assert webots[0] == pytest.approx(twin[0], abs=0.02)
+
+
+SAMPLES = 'webots/webots/projects/samples/devices/worlds'
+
+
+@pytest.mark.parametrize('world', ['camera.wbt', 'range_finder.wbt', 'accelerometer.wbt',
+                                   'inertial_unit.wbt'])
+def test_device_sample_world_simulates_five_seconds_without_nan(corpus_dir, world):
+    scene = load_scene(corpus_dir / SAMPLES / world)
+    sim = Simulation(scene)
+    sim.step(round(5.0 / scene.step_length))
+    assert sim.time == pytest.approx(5.0, abs=scene.step_length)
+    robot = next(e for e in scene.entities if e.kind == 'robot')
+    position, orientation = sim.get_pose(robot.name)
+    assert np.all(np.isfinite(position)) and np.all(np.isfinite(orientation))
+    assert position[2] > -0.05  # it stands on the stand-in floor instead of falling
+    for joint, state in sim.joint_states(robot.name).items():
+        assert np.all(np.isfinite(state)), joint
+    for sensor in robot.sensors:
+        reading = sim.read(robot.name, sensor.name)
+        values = reading.values() if isinstance(reading, dict) else [reading]
+        for value in values:
+            if isinstance(value, (float, np.ndarray)) and sensor.kind != 'depth_camera':
+                assert not np.any(np.isnan(value)), sensor.name
