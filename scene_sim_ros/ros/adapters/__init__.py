@@ -1,0 +1,52 @@
+"""One rclpy adapter per sensor type (see :mod:`.base`), chosen from a table by the sensor's kind.
+
+=======================  ======================  ===============================================
+sensor kind              adapter                 topics under ``<entity>/<sensor>/``
+=======================  ======================  ===============================================
+camera                   CameraAdapter           image_raw (rgb8), camera_info
+depth_camera             DepthAdapter            image_raw (32FC1), camera_info | scan
+segmentation_camera      SegmentationAdapter     image_raw (rgb8), camera_info
+single/approx_distance   RangeAdapter            range
+accelerometer/gyroscope  ImuAdapter              data_raw (``<entity>/imu/data_raw`` for a
+/inertial_unit                                   group of several on one link; ``data`` with
+                                                 orientation)
+collision                CollisionAdapter        contact
+user_input               UserInputAdapter        value, set (in)
+gps / compass            GpsAdapter / Compass..  position / magnetic_field
+joint_position           JointPositionAdapter    position
+=======================  ======================  ===============================================
+"""
+
+from __future__ import annotations
+
+from ..names import INERTIAL_KINDS
+from ..tf import OPTICAL_KINDS
+from .base import AdapterSettings, SensorAdapter
+from .camera import CameraAdapter
+from .collision import CollisionAdapter
+from .depth import DepthAdapter
+from .imu import ImuAdapter
+from .misc import CompassAdapter, GpsAdapter, JointPositionAdapter
+from .ranges import RangeAdapter
+from .segmentation import SegmentationAdapter
+from .user_input import UserInputAdapter
+
+ADAPTERS: dict[str, type[SensorAdapter]] = {
+    'camera': CameraAdapter,
+    'depth_camera': DepthAdapter,
+    'segmentation_camera': SegmentationAdapter,
+    'single_distance': RangeAdapter,
+    'approx_distance': RangeAdapter,
+    'accelerometer': ImuAdapter,
+    'gyroscope': ImuAdapter,
+    'inertial_unit': ImuAdapter,
+    'collision': CollisionAdapter,
+    'user_input': UserInputAdapter,
+    'gps': GpsAdapter,
+    'compass': CompassAdapter,
+    'joint_position': JointPositionAdapter,
+}
+
+
+
+__all__ = ['ADAPTERS', 'INERTIAL_KINDS', 'OPTICAL_KINDS', 'AdapterSettings', 'SensorAdapter']

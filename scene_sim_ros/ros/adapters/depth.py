@@ -1,0 +1,62 @@
+"""``DepthCamera`` -> ``<topic>/image_raw`` (32FC1, metres, REP-118) and, for a one-row spherical
+sensor, ``<topic>/scan`` (``sensor_msgs/LaserScan``).
+
+Perspective sensors publish ``camera_info`` too (depth along the optical z axis, frame
+``<sensor>_optical_frame``). Spherical images have no pinhole model, so no camera_info; their
+scan is in the body-aligned sensor frame (x forward, angles counter-clockwise about z), which
+reverses the image's left-to-right columns. Read only while one of the topics has a subscriber.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sensor_msgs.msg import CameraInfo, Image, LaserScan
+
+from .. import qos
+from ..conversions import camera_info, fill_image, fill_scan, laser_scan
+from .base import SensorAdapter
+
+
+class DepthAdapter(SensorAdapter):
+    rate_key = 'depth'
+    lazy = True
+
+    def setup(self) -> None:
+        s = self.sensor
+        self.spherical = s.projection == 'spherical'
+        self.image_publisher = self.create_publisher(Image, 'image_raw', qos.IMAGE)
+        self.image = Image()
+        self.image.header.frame_id = (self.settings.sensor_frame if self.spherical
+                                      else self.settings.frame_id)
+        self.info_publisher = None
+        self.scan_publisher = None
+        if not self.spherical:
+            self.info_publisher = self.create_publisher(CameraInfo, 'camera_info', qos.IMAGE)
+            self.info = camera_info(s.width, s.height, s.fov_x, s.fov_y)
+            self.info.header.frame_id = self.settings.frame_id
+            self.info.header.stamp = self.image.header.stamp
+        elif s.height == 1:
+            self.scan_publisher = self.create_publisher(LaserScan, 'scan', qos.SENSOR)
+            reader = self.reader()
+            period = 1.0 / self.settings.rate if self.settings.rate > 0 else 0.0
+            # columns run left to right (angle decreasing): reversed they are counter-clockwise
+            self.scan = laser_scan(-reader.angle_min, -reader.angle_increment, s.width,
+                                   s.min_range, s.max_range, period)
+            self.scan.header.frame_id = self.settings.sensor_frame
+            self.scan.header.stamp = self.image.header.stamp
+
+    def publish(self, t: float) -> None:
+        self.stamp(self.image.header, t)
+        want_image = self.image_publisher.get_subscription_count() > 0
+        want_scan = (self.scan_publisher is not None
+                     and self.scan_publisher.get_subscription_count() > 0)
+        if want_image or want_scan:
+            depth = np.asarray(self.read(), dtype=np.float32)
+            if want_image:
+                fill_image(self.image, depth)
+                self.node.publish(self.image_publisher, self.image)
+            if want_scan:
+                fill_scan(self.scan, depth[0, ::-1])
+                self.node.publish(self.scan_publisher, self.scan)
+        if self.info_publisher is not None:
+            self.node.publish(self.info_publisher, self.info)

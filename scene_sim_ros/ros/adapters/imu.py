@@ -1,0 +1,93 @@
+"""``Accelerometer``, ``Gyroscope`` and ``InertialUnit`` -> ``sensor_msgs/Imu`` (REP-145).
+
+The inertial sensors of one link form one group and one message (the node groups them): an
+accelerometer and a gyroscope together publish ``imu/data_raw``; with an inertial unit (an
+orientation) the topic is ``imu/data``; a lone sensor publishes ``<sensor>/data_raw`` with the
+missing quantities marked absent (covariance[0] = -1). The frame is the first sensor's
+(accelerometer, gyroscope, inertial unit in that order); readings of the others are rotated into
+it when their mounts differ. Covariance diagonals are the noise variances (a small floor when a
+sensor is noise-free, because 0 means "unknown" to many consumers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sensor_msgs.msg import Imu
+
+from ...scene.transforms import quat_conjugate, quat_multiply, quat_rotate
+from .. import qos
+from ..names import INERTIAL_KINDS
+from ..conversions import imu_message, set_vector3
+from .base import SensorAdapter
+
+
+
+def sort_group(sensors):
+    """The sensors of a group in :data:`~..names.INERTIAL_KINDS` (the first gives the frame)."""
+    return tuple(sorted(sensors, key=lambda s: INERTIAL_KINDS.index(s.kind)))
+
+
+def topic_suffix(sensors) -> str:
+    return 'data' if any(s.kind == 'inertial_unit' for s in sensors) else 'data_raw'
+
+
+class ImuAdapter(SensorAdapter):
+    rate_key = 'imu'
+
+    def init(self, node, entity, sensor, settings) -> None:
+        self.group = sort_group(sensor if isinstance(sensor, tuple) else (sensor,))
+        super().init(node, entity, self.group[0], settings)
+
+    def setup(self) -> None:
+        by_kind = {s.kind: s for s in self.group}
+        self.accelerometer = by_kind.get('accelerometer')
+        self.gyroscope = by_kind.get('gyroscope')
+        self.inertial_unit = by_kind.get('inertial_unit')
+        frame = self.group[0].pose.orientation
+        self.msg = imu_message(
+            acceleration_noise=_noise(self.accelerometer),
+            angular_velocity_noise=_noise(self.gyroscope),
+            orientation_noise=_noise(self.inertial_unit))
+        self.msg.header.frame_id = self.settings.frame_id
+        # rotation from another sensor's frame into the message frame (None: the same frame)
+        self._gyro_rotation = _relative(frame, self.gyroscope)
+        self._accel_rotation = _relative(frame, self.accelerometer)
+        self._orientation_fix = (None if self.inertial_unit is None
+                                 or self.inertial_unit.pose.orientation == frame else
+                                 quat_multiply(quat_conjugate(self.inertial_unit.pose.orientation),
+                                               frame))
+        self.publisher = self.create_publisher(Imu, topic_suffix(self.group), qos.SENSOR)
+
+    def publish(self, t: float) -> None:
+        msg = self.msg
+        self.stamp(msg.header, t)
+        sim, name = self.node.sim, self.entity.name
+        if self.accelerometer is not None:
+            value = sim.read(name, self.accelerometer.name)
+            set_vector3(msg.linear_acceleration, _rotated(self._accel_rotation, value))
+        if self.gyroscope is not None:
+            value = sim.read(name, self.gyroscope.name)
+            set_vector3(msg.angular_velocity, _rotated(self._gyro_rotation, value))
+        if self.inertial_unit is not None:
+            q = tuple(float(v) for v in sim.read(name, self.inertial_unit.name))
+            if self._orientation_fix is not None:
+                q = quat_multiply(q, self._orientation_fix)
+            o = msg.orientation
+            o.x, o.y, o.z, o.w = q
+        self.node.publish(self.publisher, msg)
+
+
+def _noise(sensor) -> float | None:
+    return None if sensor is None else float(sensor.noise)
+
+
+def _relative(frame, sensor):
+    if sensor is None or sensor.pose.orientation == frame:
+        return None
+    return quat_multiply(quat_conjugate(frame), sensor.pose.orientation)
+
+
+def _rotated(rotation, value) -> np.ndarray | tuple[float, float, float]:
+    if rotation is None:
+        return value
+    return quat_rotate(rotation, tuple(float(v) for v in value))

@@ -1,0 +1,33 @@
+"""``SingleDistanceSensor`` / ``ApproxDistanceSensor`` -> ``<topic>/range`` (``sensor_msgs/Range``,
+in the sensor frame, x along the beam; +inf / -inf beyond / below the range, REP-117).
+
+A single ray is reported as INFRARED with a zero field of view, the cone of an approximate sensor
+as ULTRASOUND with its horizontal opening angle. Cast only while subscribed.
+"""
+
+from __future__ import annotations
+
+from sensor_msgs.msg import Range
+
+from .. import qos
+from ..conversions import range_message
+from .base import SensorAdapter
+
+
+class RangeAdapter(SensorAdapter):
+    rate_key = 'range'
+    lazy = True
+
+    def setup(self) -> None:
+        s = self.sensor
+        if s.kind == 'approx_distance':
+            self.msg = range_message(Range.ULTRASOUND, s.fov_x, s.min_range, s.max_range)
+        else:
+            self.msg = range_message(Range.INFRARED, 0.0, s.min_range, s.max_range)
+        self.msg.header.frame_id = self.settings.frame_id
+        self.publisher = self.create_publisher(Range, 'range', qos.SENSOR)
+
+    def publish(self, t: float) -> None:
+        self.stamp(self.msg.header, t)
+        self.msg.range = float(self.read())
+        self.node.publish(self.publisher, self.msg)

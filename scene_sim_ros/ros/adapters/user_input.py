@@ -1,0 +1,41 @@
+"""``UserInput`` -> ``<topic>/value`` (``std_msgs/Float64``, transient-local: late subscribers get
+the current value) and ``<topic>/set`` in: a value outside ``minimum..maximum`` or not finite is
+rejected and counted like a bad joint command."""
+
+from __future__ import annotations
+
+import math
+
+from std_msgs.msg import Float64
+
+from .. import qos
+from .base import SensorAdapter
+
+
+class UserInputAdapter(SensorAdapter):
+    rate_key = 'user_input'
+
+    def setup(self) -> None:
+        self.msg = Float64()
+        self.publisher = self.create_publisher(Float64, 'value', qos.LATCHED)
+        self.subscriptions.append(self.node.create_subscription(
+            Float64, f'{self.settings.topic}/set', self._on_set, qos.COMMAND))
+        self._last: float | None = None
+
+    def _on_set(self, msg: Float64) -> None:
+        s = self.sensor
+        where = f'{self.settings.topic}/set'
+        value = msg.data
+        if not math.isfinite(value) or not s.minimum <= value <= s.maximum:
+            self.node.reject(where, f'{value} is outside [{s.minimum}, {s.maximum}]')
+            return
+        reader = self.reader()
+        self.node.stepper.submit(lambda: reader.set(value), want_result=False)
+
+    def publish(self, t: float) -> None:
+        value = float(self.read())
+        if value == self._last and self._period == 0.0:
+            return  # every-step rate: publish changes only (the topic is latched)
+        self._last = value
+        self.msg.data = value
+        self.node.publish(self.publisher, self.msg)

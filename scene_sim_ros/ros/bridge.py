@@ -1,0 +1,231 @@
+"""One entity's ROS face: joint states, robot_description, commands and sensor adapters.
+
+All topics are relative and start with the entity name (``robot1/joint_states``), so the node's
+namespace (``__ns``, a launch ``namespace``) moves them all. A bridge is created and destroyed
+on the physics thread once the node runs (spawn/delete services use the same path); its
+subscription callbacks run on the executor thread, check the message, and queue the command for
+the next step boundary.
+"""
+
+from __future__ import annotations
+
+import array
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, String
+from trajectory_msgs.msg import JointTrajectory
+
+from ..scene import Entity
+from . import qos
+from .adapters import ADAPTERS, OPTICAL_KINDS, AdapterSettings, SensorAdapter
+from .commands import (CommandRejected, JointCommand, Trajectory, default_interface,
+                       forward_commands, joint_state_commands, trajectory)
+from .conversions import joint_state_message, set_stamp, stamp_seconds
+from .names import ros_name, sensor_groups
+
+if TYPE_CHECKING:
+    from .node import SimNode
+
+class EntityBridge:
+    """Publishers, subscriptions and adapters of one entity (robots get all, objects none)."""
+
+    def __init__(self, node: SimNode, entity: Entity):
+        self.node = node
+        self.entity = entity
+        self.name = entity.name
+        self.topic = ros_name(entity.name)
+        self.is_robot = entity.kind == 'robot'
+        self.joint_names = [j.name for j in entity.movable_joints]
+        self._known_joints = {name: None for name in self.joint_names}
+        self.positions = np.zeros(len(self.joint_names))
+        self._sample_step = -1
+        self._states: list[tuple[float, float, float]] = []
+        self.publishers: list[Any] = []
+        self.subscriptions: list[Any] = []
+        self.adapters: list[SensorAdapter] = []
+        self.trajectory: Trajectory | None = None
+        if self.is_robot:
+            self._create_joint_interfaces()
+            self._create_adapters()
+
+    # --- construction ------------------------------------------------------------------------
+
+    def _create_joint_interfaces(self) -> None:
+        node = self.node
+        self.joint_state = joint_state_message(self.joint_names)
+        self.joint_state_publisher = self._publisher(JointState, 'joint_states', qos.SENSOR)
+        self._joint_state_rate = node.rate_limiter(node.publish_rate('joint_states'))
+        self.description_publisher = self._publisher(String, 'robot_description', qos.LATCHED)
+        if not self.joint_names:
+            return
+        self._subscribe(JointState, 'joint_commands', self._on_joint_state)
+        self._subscribe(JointTrajectory, 'joint_trajectory', self._on_trajectory)
+        for controller in node.forward_controllers:
+            joints = node.controller_joints(self.entity, controller)
+            interface = node.controller_interface(self.entity, controller)
+            self._subscribe(Float64MultiArray, f'{ros_name(controller)}/commands',
+                            self._forward_callback(controller, joints, interface))
+
+    def _publisher(self, msg_type: Any, suffix: str, profile: Any) -> Any:
+        publisher = self.node.create_publisher(msg_type, f'{self.topic}/{suffix}', profile)
+        self.publishers.append(publisher)
+        return publisher
+
+    def _subscribe(self, msg_type: Any, suffix: str, callback: Any) -> None:
+        self.subscriptions.append(self.node.create_subscription(
+            msg_type, f'{self.topic}/{suffix}', callback, qos.COMMAND))
+
+    def _create_adapters(self) -> None:
+        for group in sensor_groups(self.entity):
+            if group.first.kind not in ADAPTERS:
+                self.node.get_logger().warning(
+                    f'{self.name}/{group.first.name}: no ROS adapter for {group.first.kind} '
+                    'sensors')
+                continue
+            sensor = group.sensors if len(group.sensors) > 1 else group.first
+            self._add_adapter(sensor, group.first, group.topic)
+
+    def _add_adapter(self, sensor: Any, first: Any, default_topic: str) -> None:
+        node = self.node
+        adapter = ADAPTERS[first.kind]()
+        override = node.sensor_override(self.entity, first.name)
+        topic = override.topic or f'{self.topic}/{default_topic}'
+        sensor_frame = node.frames.sensor(self.entity, first.name)
+        frame_id = (node.frames.optical(self.entity, first.name) if first.kind in OPTICAL_KINDS
+                    else sensor_frame)
+        rate = override.rate if override.rate >= 0.0 else node.publish_rate(adapter.rate_key)
+        adapter.init(node, self.entity, sensor,
+                     AdapterSettings(topic=topic, rate=rate, frame_id=frame_id,
+                                     sensor_frame=sensor_frame))
+        self.adapters.append(adapter)
+
+    def publish_description(self, urdf: str) -> None:
+        if self.is_robot:
+            self.node.publish(self.description_publisher, String(data=urdf))
+
+    def describe_topics(self) -> list[str]:
+        return [p.topic_name for p in self.publishers] + [
+            p.topic_name for a in self.adapters for p in a.publishers]
+
+    # --- physics thread ------------------------------------------------------------------------
+
+    def sample_joints(self, step: int) -> None:
+        """Read the joint states once per step (shared by joint_states and TF)."""
+        if step == self._sample_step or not self.joint_names:
+            return
+        self._sample_step = step
+        self._states = list(self.node.sim.joint_states(self.name).values())
+        self.positions = np.fromiter((s[0] for s in self._states), float, len(self._states))
+
+    def step(self, t: float, step: int) -> None:
+        if not self.is_robot:
+            return
+        if self._joint_state_rate.due(t):
+            self.sample_joints(step)
+            states = self._states
+            msg = self.joint_state
+            set_stamp(msg.header.stamp, t)
+            msg.position = array.array('d', self.positions.tobytes())
+            msg.velocity = array.array('d', [s[1] for s in states])
+            msg.effort = array.array('d', [s[2] for s in states])
+            self.node.publish(self.joint_state_publisher, msg)
+        for adapter in self.adapters:
+            adapter.step(t)
+
+    def before_step(self, t: float) -> None:
+        """Feed a running trajectory: command where it should be at the end of this step."""
+        plan = self.trajectory
+        if plan is None:
+            return
+        sim = self.node.sim
+        if not plan.started:
+            if plan.start is not None and t + sim.step_length < plan.start:
+                return  # stamped for later
+            states = sim.joint_states(self.name)
+            plan.begin(t, [states[j][0] for j in plan.joints])
+        positions, _ = plan.sample(t + sim.step_length)
+        self._apply([(joint, {'position': p}) for joint, p in zip(plan.joints, positions)],
+                    'joint_trajectory')
+        if plan.finished(t + sim.step_length):
+            self.trajectory = None
+
+    def _apply(self, commands: Sequence[JointCommand], source: str) -> None:
+        sim = self.node.sim
+        for joint, values in commands:
+            try:
+                sim.command(self.name, joint, **values)
+            except Exception as err:  # noqa: BLE001 - CommandError, or a sim that was reset
+                self.node.reject(f'{self.topic}/{source}', str(err))
+
+    def destroy(self) -> None:
+        for adapter in self.adapters:
+            adapter.destroy()
+        for publisher in self.publishers:
+            self.node.destroy_publisher(publisher)
+        for subscription in self.subscriptions:
+            self.node.destroy_subscription(subscription)
+        self.adapters.clear()
+        self.publishers.clear()
+        self.subscriptions.clear()
+
+    # --- executor thread: check, then queue ------------------------------------------------------
+
+    def _queue(self, commands: list[JointCommand], source: str) -> None:
+        def apply() -> None:
+            self.trajectory = None  # a direct command ends a running trajectory
+            self._apply(commands, source)
+        self.node.stepper.submit(apply, want_result=False)
+
+    def _on_joint_state(self, msg: JointState) -> None:
+        try:
+            commands = joint_state_commands(
+                msg.name, {'position': msg.position, 'velocity': msg.velocity,
+                           'effort': msg.effort}, self._known_joints)
+        except CommandRejected as err:
+            self.node.reject(f'{self.topic}/joint_commands', str(err))
+            return
+        self._queue(commands, 'joint_commands')
+
+    def _forward_callback(self, controller: str, joints: Sequence[str], interface: str):
+        source = f'{ros_name(controller)}/commands'
+
+        def callback(msg: Float64MultiArray) -> None:
+            try:
+                commands = forward_commands(joints, interface, msg.data)
+            except CommandRejected as err:
+                self.node.reject(f'{self.topic}/{source}', str(err))
+                return
+            self._queue(commands, source)
+        return callback
+
+    def _on_trajectory(self, msg: JointTrajectory) -> None:
+        start = stamp_seconds(msg.header.stamp)
+        try:
+            plan = trajectory(
+                msg.joint_names,
+                [(stamp_seconds(p.time_from_start), p.positions, p.velocities)
+                 for p in msg.points],
+                start if start > 0.0 else None, self._known_joints)
+        except CommandRejected as err:
+            self.node.reject(f'{self.topic}/joint_trajectory', str(err))
+            return
+
+        def begin() -> None:
+            self.trajectory = plan
+        self.node.stepper.submit(begin, want_result=False)
+
+
+def check_controller_joints(entity: Entity, controller: str, joints: Iterable[str]) -> list[str]:
+    """The joints of a forward controller, checked against the entity's movable joints."""
+    movable = {j.name for j in entity.movable_joints}
+    chosen = list(joints)
+    unknown = [j for j in chosen if j not in movable]
+    if unknown:
+        raise ValueError(f'controller {controller!r} of {entity.name!r}: unknown joints {unknown}')
+    return chosen
+
+
+__all__ = ['EntityBridge', 'check_controller_joints', 'default_interface', 'ros_name']

@@ -1,0 +1,45 @@
+"""What ``scene-sim-ros run`` publishes and subscribes for a scene, as text (``scene-sim-ros
+topics``). Pure Python, from the same naming rules the node uses (:mod:`.names`)."""
+
+from __future__ import annotations
+
+from ..scene import Scene
+from .names import SUBSCRIBED_SUFFIXES, ros_name, sensor_groups
+
+NODE = '/scene_sim'
+FORWARD_CONTROLLERS = ('position_controller', 'velocity_controller')
+
+
+def interface_rows(scene: Scene, namespace: str = '') -> list[tuple[str, str, str]]:
+    """(direction 'pub'/'sub', topic, message type) rows."""
+    ns = '/' + namespace.strip('/') if namespace.strip('/') else ''
+    rows = [('pub', '/clock', 'rosgraph_msgs/msg/Clock'),
+            ('pub', '/tf', 'tf2_msgs/msg/TFMessage'),
+            ('pub', '/tf_static', 'tf2_msgs/msg/TFMessage'),
+            ('pub', f'{ns}{NODE}/rejected_commands', 'std_msgs/msg/UInt64'),
+            ('pub', f'{ns}{NODE}/publish_errors', 'std_msgs/msg/UInt64')]
+    for entity in scene.entities:
+        if entity.kind != 'robot':
+            continue
+        base = f'{ns}/{ros_name(entity.name)}'
+        rows.append(('pub', f'{base}/joint_states', 'sensor_msgs/msg/JointState'))
+        rows.append(('pub', f'{base}/robot_description', 'std_msgs/msg/String'))
+        if entity.movable_joints:
+            rows.append(('sub', f'{base}/joint_commands', 'sensor_msgs/msg/JointState'))
+            rows.append(('sub', f'{base}/joint_trajectory',
+                         'trajectory_msgs/msg/JointTrajectory'))
+            rows += [('sub', f'{base}/{c}/commands', 'std_msgs/msg/Float64MultiArray')
+                     for c in FORWARD_CONTROLLERS]
+        for group in sensor_groups(entity):
+            for suffix, msg_type in group.suffixes:
+                direction = 'sub' if suffix in SUBSCRIBED_SUFFIXES else 'pub'
+                rows.append((direction, f'{base}/{group.topic}/{suffix}', msg_type))
+    return rows
+
+
+def interface_listing(scene: Scene, namespace: str = '') -> str:
+    """One line per topic: ``pub|sub  /topic  package/msg/Type``."""
+    rows = interface_rows(scene, namespace)
+    width = max(len(topic) for _, topic, _ in rows)
+    return '\n'.join(f'{direction}  {topic:<{width}}  {msg_type}'
+                     for direction, topic, msg_type in rows)

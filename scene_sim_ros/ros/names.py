@@ -1,0 +1,87 @@
+"""Topic names of the node, as data (pure Python: the CLI's ``topics`` command uses it without
+rclpy, and the adapters' topics are checked against it in the tests)."""
+
+from __future__ import annotations
+
+import re
+
+_NOT_NAME = re.compile(r'[^A-Za-z0-9_]')
+
+SENSOR_TOPICS: dict[str, tuple[tuple[str, str], ...]] = {
+    # sensor kind -> (topic suffix, message type); 'set' is a subscription
+    'camera': (('image_raw', 'sensor_msgs/msg/Image'), ('camera_info', 'sensor_msgs/msg/CameraInfo')),
+    'depth_camera': (('image_raw', 'sensor_msgs/msg/Image'),
+                     ('camera_info', 'sensor_msgs/msg/CameraInfo')),
+    'spherical_depth': (('image_raw', 'sensor_msgs/msg/Image'),),
+    'laser_scan': (('image_raw', 'sensor_msgs/msg/Image'), ('scan', 'sensor_msgs/msg/LaserScan')),
+    'segmentation_camera': (('image_raw', 'sensor_msgs/msg/Image'),
+                            ('camera_info', 'sensor_msgs/msg/CameraInfo')),
+    'single_distance': (('range', 'sensor_msgs/msg/Range'),),
+    'approx_distance': (('range', 'sensor_msgs/msg/Range'),),
+    'accelerometer': (('data_raw', 'sensor_msgs/msg/Imu'),),
+    'gyroscope': (('data_raw', 'sensor_msgs/msg/Imu'),),
+    'inertial_unit': (('data', 'sensor_msgs/msg/Imu'),),
+    'collision': (('contact', 'std_msgs/msg/Bool'),),
+    'user_input': (('value', 'std_msgs/msg/Float64'), ('set', 'std_msgs/msg/Float64')),
+    'gps': (('position', 'geometry_msgs/msg/PointStamped'),),
+    'compass': (('magnetic_field', 'sensor_msgs/msg/MagneticField'),),
+    'joint_position': (('position', 'std_msgs/msg/Float64'),),
+}
+
+SUBSCRIBED_SUFFIXES = ('set',)
+
+
+def ros_name(text: str) -> str:
+    """``text`` as one token of a ROS name: letters, digits and '_', not starting with a digit."""
+    token = _NOT_NAME.sub('_', text) or '_'
+    return f'_{token}' if token[0].isdigit() else token
+
+
+def sensor_topic_kind(sensor) -> str:
+    """The key of :data:`SENSOR_TOPICS` for a scene sensor."""
+    if sensor.kind == 'depth_camera' and sensor.projection == 'spherical':
+        return 'laser_scan' if sensor.height == 1 else 'spherical_depth'
+    return sensor.kind
+
+
+INERTIAL_KINDS = ('accelerometer', 'gyroscope', 'inertial_unit')
+"""Kinds grouped per link into one Imu message, in this order (the first gives the frame)."""
+
+
+class SensorGroup:
+    """Sensors bridged by one adapter: usually one; the inertial sensors of one link together."""
+
+    __slots__ = ('sensors', 'topic')
+
+    def __init__(self, sensors: tuple, topic: str):
+        self.sensors = sensors
+        self.topic = topic  # topic base relative to the entity's
+
+    @property
+    def first(self):
+        return self.sensors[0]
+
+    @property
+    def suffixes(self) -> tuple[tuple[str, str], ...]:
+        if self.first.kind in INERTIAL_KINDS:
+            suffix = 'data' if any(s.kind == 'inertial_unit' for s in self.sensors) else 'data_raw'
+            return ((suffix, 'sensor_msgs/msg/Imu'),)
+        return SENSOR_TOPICS.get(sensor_topic_kind(self.first), ())
+
+
+def sensor_groups(entity) -> list[SensorGroup]:
+    """How the node bridges the sensors of ``entity`` (default topic bases)."""
+    groups: list[SensorGroup] = []
+    inertial: dict[str, list] = {}
+    for sensor in entity.sensors:
+        if sensor.kind in INERTIAL_KINDS:
+            inertial.setdefault(sensor.link, []).append(sensor)
+        else:
+            groups.append(SensorGroup((sensor,), ros_name(sensor.name)))
+    for index, members in enumerate(inertial.values()):
+        members.sort(key=lambda s: INERTIAL_KINDS.index(s.kind))
+        if len(members) == 1:
+            groups.append(SensorGroup((members[0],), ros_name(members[0].name)))
+        else:
+            groups.append(SensorGroup(tuple(members), 'imu' if len(inertial) == 1 else f'imu{index}'))
+    return groups

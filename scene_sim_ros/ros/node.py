@@ -1,0 +1,528 @@
+"""The simulation node: loads a scene, runs it on a physics thread, bridges it to ROS 2.
+
+    scene-sim-ros run Game.ros2                       # the CLI calls run()
+    ros2 run scene_sim_ros sim_node --ros-args -p scene:=Game.ros2
+
+Threads: the executor spins on the main thread (subscriptions, parameter and supervisor
+services); the :class:`~.stepper.Stepper` owns the simulation on its own thread, applies queued
+commands at step boundaries, steps, and publishes (``/clock``, joint states, sensors, ``/tf``)
+with the sim time of the step that produced the data. DDS errors in ``publish()`` are caught and
+counted (``~/publish_errors``); rejected commands are counted too (``~/rejected_commands``), both
+``std_msgs/UInt64``, transient-local.
+
+Parameters (defaults and comments in ``config/params.yaml``): ``scene``, ``scene_parameters``,
+``strict``, ``real_time_factor``, ``paused``, ``gui``, ``seed``, ``publish_rates.<type>``,
+``tf_rate``, ``world_frame``, ``frame_prefix_entities``, ``publish_link_tf``,
+``forward_controllers``, ``controllers.<entity>.<controller>.joints`` / ``.interface``,
+``sensors.<entity>.<sensor>.rate`` / ``.topic``. ``real_time_factor`` and ``paused`` can be
+changed while running.
+
+Extensions (the supervisor services) hook in through :data:`EXTENSIONS`: modules with
+``init(node)`` (and optionally ``shutdown(node)``), loaded when present. They use
+``node.stepper`` (``submit``, ``pause``, ``play``, ``request_steps``), ``node.add_entity`` /
+``node.remove_entity`` (on the physics thread) and ``node.sim``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import rclpy
+from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
+from rclpy.exceptions import ParameterUninitializedException
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rosgraph_msgs.msg import Clock
+from std_msgs.msg import UInt64
+
+from ..errors import SceneLoadError, SceneSimError
+from ..scene import Entity, Scene
+from . import qos
+from .bridge import EntityBridge, check_controller_joints, ros_name
+from .commands import INTERFACES, default_interface
+from .conversions import set_stamp
+from .stepper import Stepper
+from .tf import DynamicTransforms, FrameNames, StaticTransforms, entity_frames, set_transform
+
+NODE_NAME = 'scene_sim'
+
+EXTENSIONS = ('scene_sim_ros.ros.supervisor',)
+"""Modules loaded when importable; each gets ``init(node)`` after the node is built."""
+
+PUBLISH_RATES = {  # Hz in sim time, 0 = after every step (config/params.yaml documents them)
+    'camera': 30.0,
+    'depth': 30.0,
+    'segmentation': 10.0,
+    'imu': 0.0,
+    'range': 0.0,
+    'joint_states': 0.0,
+    'collision': 0.0,
+    'user_input': 10.0,
+    'gps': 0.0,
+}
+
+REJECTION_LOG_PERIOD = 2.0
+"""Wall seconds between two warnings about rejected commands from one topic."""
+
+RCLError = _rclpy.RCLError
+
+
+@dataclass(frozen=True)
+class SensorOverride:
+    rate: float = -1.0  # < 0: the sensor type's rate
+    topic: str = ''  # '': <entity>/<sensor>
+
+
+class RateLimiter:
+    """``due(t)`` is true at most ``rate`` times per sim second (every call when rate is 0)."""
+
+    def __init__(self, rate: float, step_length: float):
+        self.period = 1.0 / rate if rate > 0.0 else 0.0
+        self._tolerance = 0.5 * step_length
+        self._next = 0.0
+
+    def due(self, t: float) -> bool:
+        if self.period == 0.0:
+            return True
+        if t + self._tolerance < self._next:
+            return False
+        self._next += self.period
+        if self._next <= t:
+            self._next = t + self.period
+        return True
+
+
+def _descriptor(text: str, kind: int | None = None, *, read_only: bool = False
+                ) -> ParameterDescriptor:
+    descriptor = ParameterDescriptor(description=text, read_only=read_only)
+    if kind is not None:
+        descriptor.type = kind
+    return descriptor
+
+
+class SimNode(Node):
+    """The node. Build it, call :meth:`start`, spin an executor; :meth:`stop` when done."""
+
+    def __init__(self, scene: str | Path | None = None, *,
+                 parameter_overrides: Sequence[Parameter] = (), **node_kwargs: Any):
+        super().__init__(NODE_NAME, parameter_overrides=list(parameter_overrides), **node_kwargs)
+        self._declare_parameters()
+        self.scene_path = self._scene_path(scene)
+        self.scene: Scene = self._load_scene()
+        self._declare_entity_parameters(self.scene.entities)
+        self.frames = FrameNames(self._param('world_frame'), self._param('frame_prefix_entities'))
+        self.publish_link_tf = bool(self._param('publish_link_tf'))
+        self.forward_controllers = [c for c in self._param('forward_controllers') or [] if c]
+        self.rejected_commands = 0
+        self.publish_errors = 0
+        self._count_lock = threading.Lock()
+        self._last_warning: dict[str, float] = {}
+        self._rejected_publisher = self.create_publisher(UInt64, '~/rejected_commands',
+                                                         qos.LATCHED)
+        self._errors_publisher = self.create_publisher(UInt64, '~/publish_errors', qos.LATCHED)
+        self._publish_counter(self._rejected_publisher, 0)
+        self._publish_counter(self._errors_publisher, 0)
+
+        from ..sim.simulation import Simulation
+        self.sim = Simulation(self.scene, gui=bool(self._param('gui')),
+                              seed=int(self._param('seed')))
+        for warning in self.sim.warnings:
+            self.get_logger().warning(warning)
+        self.stepper = Stepper(self.sim, self._after_step,
+                               real_time_factor=self._param('real_time_factor'),
+                               paused=bool(self._param('paused')), on_error=self._physics_error)
+        self.stepper.add_before_step(self._before_step)
+        self._clock_publisher = self.create_publisher(Clock, '/clock', qos.CLOCK)
+        self._clock = Clock()
+        self.dynamic_tf = DynamicTransforms(self)
+        self.static_tf = StaticTransforms(self)
+        self._tf_rate = RateLimiter(float(self._param('tf_rate')), self.sim.step_length)
+        self.bridges: dict[str, EntityBridge] = {}
+        self._bridge_list: list[EntityBridge] = []
+        for entity in self.scene.entities:
+            self.add_entity(entity)
+        self._publish_descriptions(self._bridge_list)
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        self.extensions = self._load_extensions()
+        self.get_logger().info(
+            f'{self.scene_path.name}: {len(self.scene.entities)} entities, step '
+            f'{self.sim.step_length * 1000:g} ms, real-time factor '
+            f'{self.stepper.real_time_factor:g}{", paused" if self.stepper.paused else ""}')
+
+    # --- parameters -------------------------------------------------------------------------
+
+    def _declare_parameters(self) -> None:
+        p = ParameterType
+        declare = self.declare_parameter
+        declare('scene', '', _descriptor(
+            'scene file (.ros2/.rsi2/.ros3, .wbt, Simox/RaiSim .xml, .urdf); empty: the '
+            'bundled default scene', read_only=True))
+        declare('scene_parameters', Parameter.Type.STRING_ARRAY, _descriptor(
+            'template parameters of the scene as NAME=VALUE (RaiSim @@NAME)', read_only=True))
+        declare('strict', False, _descriptor('unknown scene elements are errors',
+                                             read_only=True))
+        declare('real_time_factor', 1.0, _descriptor(
+            'target sim seconds per wall second: 1.0 paces with the wall clock, 0 runs as fast '
+            'as possible'))
+        declare('paused', False, _descriptor('start (or, set later, switch to) paused'))
+        declare('gui', False, _descriptor('open the PyBullet window', read_only=True))
+        declare('seed', 0, _descriptor('seed of the sensor noise', read_only=True))
+        for kind, rate in PUBLISH_RATES.items():
+            declare(f'publish_rates.{kind}', rate, _descriptor(
+                f'{kind} publish rate in Hz of sim time (0: every step)', read_only=True))
+        declare('tf_rate', 0.0, _descriptor('/tf publish rate in Hz of sim time (0: every step)',
+                                            read_only=True))
+        declare('world_frame', 'world', _descriptor('the fixed frame of /tf', read_only=True))
+        declare('frame_prefix_entities', True, _descriptor(
+            'prefix frames with the entity name (robot1/Head)', read_only=True))
+        declare('publish_link_tf', True, _descriptor(
+            'publish link frames on /tf; false leaves them to robot_state_publisher (the root '
+            'and sensor frames are still published)', read_only=True))
+        declare('forward_controllers', ['position_controller', 'velocity_controller'],
+                _descriptor('forward-command controllers per robot: <entity>/<name>/commands '
+                            '(std_msgs/Float64MultiArray); the interface follows the name '
+                            'prefix (position/velocity/effort) unless set', p.PARAMETER_STRING_ARRAY,
+                            read_only=True))
+
+    def _declare_entity_parameters(self, entities: Sequence[Entity]) -> None:
+        for entity in entities:
+            if entity.kind != 'robot':
+                continue
+            e = ros_name(entity.name)
+            for sensor in entity.sensors:
+                s = f'sensors.{e}.{ros_name(sensor.name)}'
+                self._declare_once(f'{s}.rate', -1.0, _descriptor(
+                    f'publish rate of {entity.name}/{sensor.name} in Hz (<0: the type rate)',
+                    read_only=True))
+                self._declare_once(f'{s}.topic', '', _descriptor(
+                    f'topic base of {entity.name}/{sensor.name} (empty: {e}/{ros_name(sensor.name)})',
+                    read_only=True))
+            if not entity.movable_joints:
+                continue
+            for controller in self._param('forward_controllers') or []:
+                c = f'controllers.{e}.{ros_name(controller)}'
+                self._declare_once(f'{c}.joints', Parameter.Type.STRING_ARRAY, _descriptor(
+                    f'ordered joints of {controller} (unset: all movable joints in scene order)',
+                    read_only=True))
+                self._declare_once(f'{c}.interface', default_interface(controller), _descriptor(
+                    'position, velocity or effort', read_only=True))
+
+    def _declare_once(self, name: str, value: Any, descriptor: ParameterDescriptor) -> None:
+        if not self.has_parameter(name):
+            self.declare_parameter(name, value, descriptor)
+
+    def _param(self, name: str) -> Any:
+        try:
+            return self.get_parameter(name).value
+        except ParameterUninitializedException:  # a typed parameter without a value
+            return None
+
+    def publish_rate(self, key: str) -> float:
+        return float(self._param(f'publish_rates.{key}'))
+
+    def sensor_override(self, entity: Entity, sensor: str) -> SensorOverride:
+        s = f'sensors.{ros_name(entity.name)}.{ros_name(sensor)}'
+        if not self.has_parameter(f'{s}.rate'):
+            return SensorOverride()
+        return SensorOverride(float(self._param(f'{s}.rate')), str(self._param(f'{s}.topic')))
+
+    def controller_joints(self, entity: Entity, controller: str) -> list[str]:
+        name = f'controllers.{ros_name(entity.name)}.{ros_name(controller)}.joints'
+        joints = self._param(name) if self.has_parameter(name) else None
+        if not joints:
+            return [j.name for j in entity.movable_joints]
+        return check_controller_joints(entity, controller, joints)
+
+    def controller_interface(self, entity: Entity, controller: str) -> str:
+        name = f'controllers.{ros_name(entity.name)}.{ros_name(controller)}.interface'
+        interface = self._param(name) if self.has_parameter(name) else None
+        interface = interface or default_interface(controller)
+        if interface not in INTERFACES:
+            raise ValueError(f'{name}: {interface!r} is none of {INTERFACES}')
+        return interface
+
+    def rate_limiter(self, rate: float) -> RateLimiter:
+        return RateLimiter(rate, self.sim.step_length)
+
+    def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+        for parameter in parameters:
+            if parameter.name == 'real_time_factor':
+                value = float(parameter.value)
+                if not value >= 0.0:
+                    return SetParametersResult(successful=False,
+                                               reason='real_time_factor must be >= 0')
+                self.stepper.real_time_factor = value
+            elif parameter.name == 'paused':
+                if parameter.value:
+                    self.stepper.pause()
+                else:
+                    self.stepper.play()
+        return SetParametersResult(successful=True)
+
+    # --- scene ----------------------------------------------------------------------------
+
+    def _scene_path(self, scene: str | Path | None) -> Path:
+        chosen = scene or self._param('scene')
+        if chosen:
+            return Path(chosen).expanduser()
+        try:
+            from ..resources import default_scene_path
+        except ImportError:
+            raise SceneSimError('no scene given (parameter "scene")') from None
+        return default_scene_path()
+
+    def _load_scene(self) -> Scene:
+        from ..formats import load_scene
+        template: dict[str, str] = {}
+        for item in self._param('scene_parameters') or []:
+            name, _, value = item.partition('=')
+            template[name] = value
+        scene = load_scene(self.scene_path, parameters=template or None,
+                           strict=bool(self._param('strict')))
+        for warning in scene.warnings:
+            self.get_logger().warning(warning)
+        return scene
+
+    # --- entities (physics thread once running) ------------------------------------------------
+
+    def add_entity(self, entity: Entity) -> EntityBridge:
+        """Bridge an entity that is in the simulation (topics, TF). The caller adds it to the
+        simulation first; once the node runs, call this on the physics thread."""
+        bridge = EntityBridge(self, entity)
+        self.bridges[entity.name] = bridge
+        self._bridge_list = list(self.bridges.values())
+        frames = entity_frames(entity, self.frames, links=self.publish_link_tf)
+        bridge.frames = frames
+        if entity.kind == 'static' or entity.fixed_base and not entity.movable_joints:
+            position, orientation = self.sim.get_pose(entity.name)
+            set_transform(frames.root, position, orientation)
+            self.static_tf.set([frames.root, *frames.static], self.sim.time)
+            bridge.static_frames = [frames.root.child_frame_id] + [
+                t.child_frame_id for t in frames.static]
+            bridge.moves = False
+        else:
+            if frames.static:
+                self.static_tf.set(frames.static, self.sim.time)
+            bridge.static_frames = [t.child_frame_id for t in frames.static]
+            bridge.moves = True
+        self.dynamic_tf.set_entities(b.frames for b in self._bridge_list if b.moves)
+        return bridge
+
+    def remove_entity(self, name: str) -> None:
+        """Take down the topics and frames of entity ``name`` (physics thread once running)."""
+        bridge = self.bridges.pop(name)
+        self._bridge_list = list(self.bridges.values())
+        self.dynamic_tf.set_entities(b.frames for b in self._bridge_list if b.moves)
+        self.static_tf.remove(bridge.static_frames)
+        bridge.destroy()
+
+    def _publish_descriptions(self, bridges: Sequence[EntityBridge]) -> None:
+        robots = [b for b in bridges if b.is_robot]
+        if not robots:
+            return
+        try:
+            from ..sim.urdf import entity_to_urdf
+        except ImportError as err:
+            self.get_logger().warning(f'no robot_description: {err}')
+            return
+        for bridge in robots:
+            try:
+                bridge.publish_description(entity_to_urdf(bridge.entity))
+            except Exception as err:  # noqa: BLE001 - a URDF problem must not stop the node
+                self.get_logger().error(f'{bridge.name}: no robot_description: {err}')
+
+    def sim_reader(self, entity: str, sensor: str) -> Any:
+        """The simulation's reader object of a sensor (``angle_min``, ``set()``, ...)."""
+        reader = getattr(self.sim, 'reader', None)
+        if reader is not None:
+            return reader(entity, sensor)
+        readers = self.sim._readers  # noqa: SLF001 - until the Simulation exposes reader()
+        if (entity, sensor) not in readers:
+            self.sim.read(entity, sensor)
+        return readers[(entity, sensor)]
+
+    # --- physics thread ----------------------------------------------------------------------
+
+    def _before_step(self, t: float) -> None:
+        for bridge in self._bridge_list:
+            if bridge.trajectory is not None:
+                bridge.before_step(t)
+
+    def _after_step(self, t: float) -> None:
+        set_stamp(self._clock.clock, t)
+        self.publish(self._clock_publisher, self._clock)
+        step = self.sim.steps
+        bridges = self._bridge_list
+        for bridge in bridges:
+            bridge.step(t, step)
+        if self._tf_rate.due(t):
+            self._publish_tf(t, step)
+
+    def _publish_tf(self, t: float, step: int) -> None:
+        frames = self.dynamic_tf.frames
+        if not frames:
+            return
+        sim = self.sim
+        poses = []
+        positions = []
+        for f in frames:
+            position, orientation = sim.get_pose(f.entity.name)
+            poses.append(_RootPose(position, orientation))
+            if f.moving_joints:
+                bridge = self.bridges[f.entity.name]
+                bridge.sample_joints(step)
+                positions.append(bridge.positions)
+        joint_positions = np.concatenate(positions) if positions else np.zeros(0)
+        try:
+            self.dynamic_tf.publish(t, poses, joint_positions)
+        except Exception as err:  # noqa: BLE001 - RCLError, or the context shutting down
+            if self.context.ok():
+                self._count_publish_error('/tf', err)
+
+    def _physics_error(self, where: str, err: BaseException) -> None:
+        if not self.context.ok():
+            return  # shutting down: publishers are gone
+        self._warn_throttled(where, f'{where}: {type(err).__name__}: {err}')
+
+    # --- publishing and counting ---------------------------------------------------------------
+
+    def publish(self, publisher: Any, msg: Any) -> None:
+        """Publish, never raise: DDS errors are counted (``~/publish_errors``); errors while
+        the context shuts down are not errors."""
+        try:
+            publisher.publish(msg)
+        except Exception as err:  # noqa: BLE001 - RCLError, InvalidHandle during shutdown
+            if self.context.ok():
+                self._count_publish_error(getattr(publisher, 'topic_name', '?'), err)
+
+    def _count_publish_error(self, topic: str, err: BaseException) -> None:
+        with self._count_lock:
+            self.publish_errors += 1
+            count = self.publish_errors
+        self._warn_throttled(f'publish {topic}',
+                             f'publishing on {topic} failed ({count} so far): {err}')
+        self._publish_counter(self._errors_publisher, count)
+
+    def reject(self, source: str, reason: str) -> None:
+        """Count a rejected command and warn (throttled per source)."""
+        with self._count_lock:
+            self.rejected_commands += 1
+            count = self.rejected_commands
+        self._warn_throttled(source, f'rejected a command on {source}: {reason} '
+                                     f'({count} rejected so far)')
+        self._publish_counter(self._rejected_publisher, count)
+
+    def _warn_throttled(self, key: str, text: str) -> None:
+        now = time.monotonic()
+        if now - self._last_warning.get(key, -1e9) >= REJECTION_LOG_PERIOD:
+            self._last_warning[key] = now
+            self.get_logger().warning(text)
+
+    def _publish_counter(self, publisher: Any, count: int) -> None:
+        try:
+            publisher.publish(UInt64(data=count))
+        except Exception:  # noqa: BLE001 - a counter must never take the node down
+            pass
+
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    def _load_extensions(self) -> list[Any]:
+        loaded = []
+        for name in EXTENSIONS:
+            try:
+                module = importlib.import_module(name)
+            except ModuleNotFoundError as err:
+                if err.name == name:
+                    continue
+                raise
+            module.init(self)
+            loaded.append(module)
+        return loaded
+
+    def start(self) -> None:
+        self.context.on_shutdown(self.stepper.request_stop)
+        self.stepper.start()
+
+    def stop(self) -> None:
+        """Stop the physics thread and the extensions, release the simulation."""
+        self.stepper.stop()
+        for module in self.extensions:
+            shutdown = getattr(module, 'shutdown', None)
+            if shutdown is not None:
+                shutdown(self)
+        self.sim.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _RootPose:
+    position: Sequence[float]
+    orientation: Sequence[float]
+
+
+# --- entry points ------------------------------------------------------------------------------
+
+def _overrides(parameters: dict[str, object] | None) -> list[Parameter]:
+    return [Parameter(name, value=value) for name, value in (parameters or {}).items()]
+
+
+def run(scene: str | None, *, parameters: dict[str, object] | None = None,
+        ros_args: list[str] | None = None) -> int:
+    """Run the node until shutdown (Ctrl-C, SIGTERM); returns the exit status.
+
+    ``parameters`` override the defaults and the parameter files of ``ros_args`` (a list
+    starting with ``--ros-args``, or just the arguments that follow it).
+    """
+    args = list(ros_args or [])
+    if args and args[0] != '--ros-args':
+        args = ['--ros-args', *args]
+    rclpy.init(args=[sys.argv[0] if sys.argv else 'sim_node', *args])
+    try:
+        try:
+            node = SimNode(scene, parameter_overrides=_overrides(parameters))
+        except SceneLoadError as err:
+            print(str(err), file=sys.stderr)
+            return 2
+        except SceneSimError as err:
+            print(f'error: {err}', file=sys.stderr)
+            return 1
+        return _spin(node)
+    finally:
+        rclpy.try_shutdown()
+
+
+def _spin(node: SimNode) -> int:
+    executor = SingleThreadedExecutor(context=node.context)
+    executor.add_node(node)
+    node.start()
+    try:
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.stop()
+        executor.shutdown(timeout_sec=1.0)
+        node.destroy_node()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``ros2 run scene_sim_ros sim_node [SCENE] [--ros-args ...]``."""
+    argv = list(sys.argv if argv is None else argv)
+    non_ros = rclpy.utilities.remove_ros_args(argv)[1:]
+    ros_args = argv[argv.index('--ros-args'):] if '--ros-args' in argv else []
+    scene = non_ros[0] if non_ros else None
+    return run(scene, ros_args=ros_args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""Quality-of-service profiles of every topic the node offers (REP-2003).
+
+Sensor data is published reliable + volatile (the SystemDefaults of REP-2003), so that both
+reliable and best-effort subscribers match; a small queue for images keeps a slow subscriber from
+holding memory. ``/tf`` and ``/tf_static`` copy tf2_ros' broadcasters exactly, so that a real
+``tf2_ros.TransformListener`` (and one that starts late) receives them. Latched values
+(``robot_description``, counters) are transient-local with depth 1.
+"""
+
+from __future__ import annotations
+
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+
+def _profile(depth: int, *, latched: bool = False) -> QoSProfile:
+    return QoSProfile(
+        history=HistoryPolicy.KEEP_LAST, depth=depth, reliability=ReliabilityPolicy.RELIABLE,
+        durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE)
+
+
+SENSOR = _profile(10)
+"""Joint states, IMU, ranges, scans, contacts."""
+
+IMAGE = _profile(2)
+"""Images and their camera_info: the newest frame matters, old ones are dropped."""
+
+TF = _profile(100)
+"""``/tf``: as ``tf2_ros.TransformBroadcaster``."""
+
+TF_STATIC = _profile(1, latched=True)
+"""``/tf_static``: as ``tf2_ros.StaticTransformBroadcaster`` (the whole set in one message)."""
+
+CLOCK = _profile(10)
+"""``/clock``: reliable, so that rclpy's best-effort time source and reliable ones both match."""
+
+LATCHED = _profile(1, latched=True)
+"""``robot_description`` and the node's counters: late joiners get the last value."""
+
+COMMAND = _profile(10)
+"""Command subscriptions: SystemDefaults, as ros2_control's forward controllers."""

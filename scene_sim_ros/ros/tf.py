@@ -1,0 +1,219 @@
+"""TF: frame names, the transforms of moving joints (batched in numpy), and the two broadcasters.
+
+tf2_ros is not installable here, and it needs none of its C++: ``TransformBroadcaster`` is a
+publisher of ``tf2_msgs/TFMessage`` on ``/tf`` and ``StaticTransformBroadcaster`` one on
+``/tf_static`` that republishes its whole set (keyed by child frame) on every change, with the
+QoS in :mod:`.qos`. The topics are absolute, as in tf2_ros: a namespace does not move them.
+
+The tree: ``world -> <entity>/<root link>`` (dynamic) ``-> <entity>/<child link>`` per joint
+(dynamic for revolute/prismatic joints, static for fixed ones) ``-> <entity>/<sensor>`` (static,
+the mount pose) ``-> <entity>/<sensor>_optical_frame`` (static, z forward, x right, y down).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from geometry_msgs.msg import TransformStamped
+from rclpy.node import Node
+from tf2_msgs.msg import TFMessage
+
+from ..scene import Entity, Joint, Pose
+from . import qos
+from .conversions import set_stamp
+
+OPTICAL_ROTATION = (-0.5, 0.5, -0.5, 0.5)
+"""Optical frame in the body-aligned sensor frame: z_optical = x, x_optical = -y, y_optical = -z
+(rpy = (-pi/2, 0, -pi/2), as every ROS camera description)."""
+
+OPTICAL_SUFFIX = '_optical_frame'
+
+OPTICAL_KINDS = ('camera', 'depth_camera', 'segmentation_camera')
+"""Sensor kinds whose data is expressed in an optical frame."""
+
+
+@dataclass(frozen=True)
+class FrameNames:
+    """How scene names become TF frame ids (one place, so every publisher agrees)."""
+
+    world: str = 'world'
+    prefix_entities: bool = True
+
+    def link(self, entity: str, link: str) -> str:
+        return f'{entity}/{link}' if self.prefix_entities else link
+
+    def sensor(self, entity: Entity, sensor: str) -> str:
+        # a sensor named like a link of its entity would make two frames with one id
+        name = f'{sensor}_sensor' if any(link.name == sensor for link in entity.links) else sensor
+        return self.link(entity.name, name)
+
+    def optical(self, entity: Entity, sensor: str) -> str:
+        return self.sensor(entity, sensor) + OPTICAL_SUFFIX
+
+
+def transform(parent: str, child: str, pose: Pose | None = None) -> TransformStamped:
+    msg = TransformStamped()
+    msg.header.frame_id = parent
+    msg.child_frame_id = child
+    if pose is not None:
+        set_transform(msg, pose.position, pose.orientation)
+    return msg
+
+
+def set_transform(msg: TransformStamped, position: Sequence[float],
+                  orientation: Sequence[float]) -> None:
+    translation = msg.transform.translation
+    rotation = msg.transform.rotation
+    translation.x, translation.y, translation.z = (float(v) for v in position)
+    rotation.x, rotation.y, rotation.z, rotation.w = (float(v) for v in orientation)
+
+
+# --- batched joint kinematics -------------------------------------------------------------------
+
+def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise Hamilton products of (N, 4) xyzw arrays."""
+    ax, ay, az, aw = a.T
+    bx, by, bz, bw = b.T
+    return np.stack((aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx,
+                     aw * bz + ax * by - ay * bx + az * bw,
+                     aw * bw - ax * bx - ay * by - az * bz), axis=1)
+
+
+def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Row-wise rotation of (N, 3) vectors by (N, 4) unit quaternions."""
+    xyz = q[:, :3]
+    t = 2.0 * np.cross(xyz, v)
+    return v + q[:, 3:4] * t + np.cross(xyz, t)
+
+
+class JointKinematics:
+    """Parent-link -> child-link transforms of revolute and prismatic joints for given positions,
+    all joints of all entities in one numpy pass (URDF: origin, then the motion along ``axis``
+    expressed in the child frame)."""
+
+    def __init__(self, joints: Sequence[Joint]):
+        self.count = len(joints)
+        self._origin_p = np.array([j.origin.position for j in joints], dtype=float).reshape(-1, 3)
+        self._origin_q = np.array([j.origin.orientation for j in joints],
+                                  dtype=float).reshape(-1, 4)
+        self._axis = np.array([j.axis for j in joints], dtype=float).reshape(-1, 3)
+        self._prismatic = np.array([j.type == 'prismatic' for j in joints], dtype=bool)
+
+    def transforms(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N, 3) translations and (N, 4) rotations for joint ``positions`` (N,)."""
+        angle = np.where(self._prismatic, 0.0, positions)
+        half = 0.5 * angle
+        motion = np.concatenate((self._axis * np.sin(half)[:, None], np.cos(half)[:, None]), axis=1)
+        rotation = quat_multiply(self._origin_q, motion)
+        offset = self._axis * np.where(self._prismatic, positions, 0.0)[:, None]
+        translation = self._origin_p + quat_rotate(self._origin_q, offset)
+        return translation, rotation
+
+
+# --- frames of one entity -----------------------------------------------------------------------
+
+@dataclass
+class EntityFrames:
+    """The frames of one entity: which transforms move (root, movable joints) and which not."""
+
+    entity: Entity
+    root: TransformStamped
+    moving_joints: list[Joint]
+    moving: list[TransformStamped]
+    static: list[TransformStamped]
+
+
+def entity_frames(entity: Entity, names: FrameNames, *, links: bool = True,
+                  sensors: bool = True) -> EntityFrames:
+    """Frames of ``entity``; ``links=False`` leaves joints to robot_state_publisher."""
+    def link(name: str) -> str:
+        return names.link(entity.name, name)
+
+    root = transform(names.world, link(entity.root.name))
+    moving_joints = [j for j in entity.joints if j.movable] if links else []
+    moving = [transform(link(j.parent), link(j.child)) for j in moving_joints]
+    static: list[TransformStamped] = []
+    if links:
+        static += [transform(link(j.parent), link(j.child), j.origin)
+                   for j in entity.joints if j.type == 'fixed']
+    if sensors:
+        for sensor in entity.sensors:
+            frame = names.sensor(entity, sensor.name)
+            static.append(transform(link(sensor.link), frame, sensor.pose))
+            if sensor.kind in OPTICAL_KINDS:
+                static.append(transform(frame, frame + OPTICAL_SUFFIX,
+                                        Pose((0.0, 0.0, 0.0), OPTICAL_ROTATION)))
+    return EntityFrames(entity, root, moving_joints, moving, static)
+
+
+# --- broadcasters --------------------------------------------------------------------------------
+
+class DynamicTransforms:
+    """Publishes every moving transform of every entity as one TFMessage per call."""
+
+    def __init__(self, node: Node):
+        self._publisher = node.create_publisher(TFMessage, '/tf', qos.TF)
+        self._message = TFMessage()
+        self._frames: list[EntityFrames] = []
+        self._kinematics = JointKinematics([])
+        self._joint_messages: list[TransformStamped] = []
+
+    def set_entities(self, frames: Iterable[EntityFrames]) -> None:
+        """(Re)build the message after entities were added or removed."""
+        self._frames = list(frames)
+        joints = [j for f in self._frames for j in f.moving_joints]
+        self._kinematics = JointKinematics(joints)
+        self._joint_messages = [m for f in self._frames for m in f.moving]
+        transforms = [f.root for f in self._frames] + self._joint_messages
+        stamp = transforms[0].header.stamp if transforms else None
+        for msg in transforms:  # one shared Time object: one write stamps them all
+            msg.header.stamp = stamp
+        self._message.transforms = transforms
+
+    @property
+    def frames(self) -> list[EntityFrames]:
+        return self._frames
+
+    def publish(self, time: float, root_poses: Sequence[Pose],
+                joint_positions: np.ndarray) -> None:
+        """``root_poses`` in the order of the entities, ``joint_positions`` of their movable
+        joints concatenated in the same order."""
+        transforms = self._message.transforms
+        if not transforms:
+            return
+        set_stamp(transforms[0].header.stamp, time)
+        for frames, pose in zip(self._frames, root_poses):
+            set_transform(frames.root, pose.position, pose.orientation)
+        if self._kinematics.count:
+            translation, rotation = self._kinematics.transforms(joint_positions)
+            for msg, p, q in zip(self._joint_messages, translation.tolist(), rotation.tolist()):
+                t = msg.transform.translation
+                r = msg.transform.rotation
+                t.x, t.y, t.z = p
+                r.x, r.y, r.z, r.w = q
+        self._publisher.publish(self._message)
+
+
+class StaticTransforms:
+    """``/tf_static``: the whole set, keyed by child frame, republished on every change."""
+
+    def __init__(self, node: Node):
+        self._publisher = node.create_publisher(TFMessage, '/tf_static', qos.TF_STATIC)
+        self._transforms: dict[str, TransformStamped] = {}
+
+    def set(self, transforms: Iterable[TransformStamped], time: float = 0.0) -> None:
+        for msg in transforms:
+            set_stamp(msg.header.stamp, time)
+            self._transforms[msg.child_frame_id] = msg
+        self._publish()
+
+    def remove(self, child_frames: Iterable[str]) -> None:
+        for frame in child_frames:
+            self._transforms.pop(frame, None)
+        self._publish()
+
+    def _publish(self) -> None:
+        self._publisher.publish(TFMessage(transforms=list(self._transforms.values())))
