@@ -240,7 +240,7 @@ class Expander:
         parsed_before: set[str] = set()
         pending: list[Node] = []
         for source in passes:
-            if source.text is not None and source.text.strip():
+            if source.text is not None:
                 instance.texts.append(source)
             parsed_now: set[str] = set()
             for child in source.children:

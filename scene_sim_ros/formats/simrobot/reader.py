@@ -80,7 +80,7 @@ def _convert(element: Any, file: str, diag: Diagnostics) -> Node:
     node = Node(element.tag, dict(element.attrib), file, element.sourceline or 0)
     text = element.text
     if element.tag in TEXT_ELEMENTS:
-        node.text = text or ''
+        node.text = text if text is not None and not text.isspace() else None
     elif text is not None and text.strip():
         diag.warn(f'unexpected text in <{element.tag}>', file, node.line)
     for child in element:
