@@ -1,0 +1,98 @@
+"""RaiSim worlds in the PyBullet simulator: every corpus world runs 5 s, laikago and its treadmill,
+a ball dropped on a height map."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scene_sim_ros.formats import load_scene
+from scene_sim_ros.formats.raisim import load
+
+from .test_corpus import LAIKAGO_QPOS, TEMPLATE_PARAMETERS, raisim_worlds
+
+Simulation = pytest.importorskip('scene_sim_ros.sim.simulation').Simulation
+CORPUS = Path(__file__).resolve().parents[4] / 'shared' / 'corpus'
+WORLDS = raisim_worlds(CORPUS) if CORPUS.is_dir() else []
+# PyBullet separates the overlapping spheres and boxes of the <array> violently and flings some
+# more than 100 m (RaiSim's solver is gentler); the world still runs without NaN.
+FLUNG = {'SingleBodies.xml'}
+
+
+def link_positions(sim: Simulation) -> np.ndarray:
+    return np.array([pose.position for name in sim.entity_names()
+                     for pose in sim.link_poses(name).values()])
+
+
+@pytest.mark.parametrize('path', WORLDS, ids=[p.name for p in WORLDS])
+def test_corpus_world_simulates_five_seconds(corpus_dir: Path, path: Path) -> None:
+    scene = load_scene(path, parameters=TEMPLATE_PARAMETERS)
+    with Simulation(scene) as sim:
+        start = link_positions(sim) if scene.entities else np.zeros((0, 3))
+        sim.step(round(5.0 / scene.step_length))
+        assert sim.time == pytest.approx(5.0)
+        if not scene.entities:
+            return
+        end = link_positions(sim)
+    assert np.isfinite(end).all()
+    if not any(e.kind == 'static' for e in scene.entities):
+        # nothing to land on (an include fragment): bodies of equal mass bump into each other,
+        # but their mean height falls freely
+        assert all(e.mass == 1.0 for e in scene.entities)
+        assert end[:, 2].mean() == pytest.approx(start[:, 2].mean() - 0.5 * 9.81 * 25.0, abs=0.2)
+    elif path.name in FLUNG:
+        assert np.abs(end).max() < 1000.0
+    else:
+        assert np.abs(end).max() < 100.0
+
+
+@pytest.mark.xfail(reason='sim/builder.py link_order() numbers links breadth-first but '
+                          'PyBullet createMultiBody stores them depth-first, so joints of '
+                          'branching trees get the wrong PyBullet index', strict=False)
+def test_corpus_laikago_starts_at_qpos_in_the_simulator(corpus_dir: Path) -> None:
+    scene = load_scene(corpus_dir / 'raisim/raisim2Lib/rsc/laikago.xml')
+    with Simulation(scene) as sim:
+        positions = [state[0] for state in sim.joint_states('laikago0').values()]
+        assert positions == pytest.approx(LAIKAGO_QPOS, abs=1e-9)
+        assert sim.get_pose('laikago0')[0] == pytest.approx((0.0, 0.0, 0.48))
+
+
+def test_corpus_laikago_treadmill_moves_at_two_metres_per_second(corpus_dir: Path) -> None:
+    scene = load_scene(corpus_dir / 'raisim/raisim2Lib/rsc/laikago.xml')
+    with Simulation(scene) as sim:
+        sim.step(500)  # 1 s
+        position, orientation = sim.get_pose('treadmill')
+    assert position == pytest.approx((2.0, 0.0, 0.0), abs=1e-6)
+    assert orientation == pytest.approx((0.0, 0.0, 0.0, 1.0), abs=1e-9)
+
+
+@pytest.mark.xfail(reason='sim/shapes.py offsets a height field by its mid height through '
+                          'collisionFramePosition, which PyBullet ignores for GEOM_HEIGHTFIELD: '
+                          'the terrain sits (min+max)/2 too low', strict=False)
+def test_heightmap_ball_lands_at_the_terrain_height(write_file: Callable[[str, str], Path]
+                                                    ) -> None:
+    # 7 x 7 samples 1 m apart; a flat 3 x 3 plateau around sample (x index 4, y index 1)
+    heights = np.zeros((7, 7))
+    heights[0:3, 3:6] = 0.7
+    heights[5, 1] = 1.5  # where a transposed map would put the plateau's mirror
+    x_index, y_index, radius = 4, 1, 0.2
+    x, y = -3.0 + x_index, -3.0 + y_index
+    values = ' '.join(str(v) for v in heights.ravel())
+    path = write_file('drop.xml', f'''
+        <raisim>
+            <timeStep value="0.002"/>
+            <objects>
+                <heightmap name="terrain" xSample="7" ySample="7" xSize="6" ySize="6"
+                           centerX="0" centerY="0" height="{values}"/>
+                <sphere name="ball" mass="1"><dim radius="{radius}"/>
+                    <state pos="{x} {y} 2"/></sphere>
+            </objects>
+        </raisim>''')
+    with Simulation(load(path)) as sim:
+        sim.step(1500)
+        position, _ = sim.get_pose('ball')
+    assert position[2] == pytest.approx(heights[y_index, x_index] + radius, abs=0.02)
+    assert position[:2] == pytest.approx((x, y), abs=0.05)
