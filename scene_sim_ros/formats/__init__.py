@@ -35,6 +35,8 @@ XML_ROOTS: dict[str, str] = {
     'raisim': 'raisim',
     'robot': 'simox',  # a URDF <robot> is told apart by its lower-case tag, see _sniff_xml
     'scene': 'simox',
+    'manipulationobject': 'simox',
+    'obstacle': 'simox',
 }
 
 REJECTED: dict[str, str] = {

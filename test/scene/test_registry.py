@@ -14,6 +14,8 @@ from scene_sim_ros.formats import format_of, load_scene
     ('s.xml', "<robot name='r' RootNode='a'><RobotNode name='a'/></robot>", 'simox'),
     ('s.xml', '<Scene name="x"><Robot/></Scene>', 'simox'),
     ('s.xml', '<robot name="r"><link name="base"/></robot>', 'urdf'),
+    ('o.xml', "<ManipulationObject name='cup'><File>cup.iv</File></ManipulationObject>", 'simox'),
+    ('o.xml', '<Obstacle name="table"/>', 'simox'),
 ])
 def test_format_of_picks_loader_by_extension_or_root_element(tmp_path, name, text, expected):
     path = tmp_path / name
