@@ -1,0 +1,175 @@
+"""The physics loop (scene_sim_ros.ros.stepper) on a fake simulation: pacing, pause, lock-step
+stepping, tasks at step boundaries, errors that must not stop it. No ROS needed."""
+
+import threading
+import time
+
+import pytest
+
+from scene_sim_ros.ros.stepper import Stepper
+
+
+class FakeSim:
+    step_length = 0.01
+
+    def __init__(self):
+        self.steps = 0
+        self.log = []
+
+    @property
+    def time(self):
+        return self.steps * self.step_length
+
+    def step(self, n=1):
+        self.steps += n
+        self.log.append(('step', self.steps))
+
+
+@pytest.fixture
+def make_stepper():
+    stepper_list = []
+
+    def make(**kwargs):
+        sim = FakeSim()
+        published = []
+        stepper = Stepper(sim, published.append, **kwargs)
+        stepper.published = published
+        stepper_list.append(stepper)
+        return stepper
+    yield make
+    for stepper in stepper_list:
+        stepper.stop()
+
+
+def wait(condition, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+def test_real_time_factor_paces_sim_time_with_the_wall_clock(make_stepper):
+    stepper = make_stepper(real_time_factor=1.0)
+    stepper.start()
+    time.sleep(0.1)
+    start_wall, start_sim = time.perf_counter(), stepper.sim.time
+    time.sleep(0.5)
+    ratio = (stepper.sim.time - start_sim) / (time.perf_counter() - start_wall)
+    assert ratio == pytest.approx(1.0, abs=0.15)
+
+
+def test_real_time_factor_two_runs_twice_as_fast(make_stepper):
+    stepper = make_stepper(real_time_factor=2.0)
+    stepper.start()
+    time.sleep(0.1)
+    start_wall, start_sim = time.perf_counter(), stepper.sim.time
+    time.sleep(0.5)
+    ratio = (stepper.sim.time - start_sim) / (time.perf_counter() - start_wall)
+    assert ratio == pytest.approx(2.0, abs=0.3)
+
+
+def test_zero_real_time_factor_does_not_sleep(make_stepper):
+    stepper = make_stepper(real_time_factor=0.0)
+    stepper.start()
+    time.sleep(0.2)
+    assert stepper.sim.time > 2.0  # a fake step is microseconds: far beyond real time
+
+
+def test_after_step_sees_the_time_of_every_step(make_stepper):
+    stepper = make_stepper(real_time_factor=0.0)
+    stepper.start()
+    assert wait(lambda: len(stepper.published) >= 50)
+    stepper.stop()
+    times = stepper.published[:50]
+    assert times == pytest.approx([0.01 * (k + 1) for k in range(50)])
+
+
+def test_paused_loop_does_not_step_but_runs_tasks(make_stepper):
+    stepper = make_stepper(real_time_factor=0.0, paused=True)
+    stepper.start()
+    time.sleep(0.1)
+    assert stepper.sim.steps == 0
+    assert stepper.submit(lambda: 'done').result(timeout=2.0) == 'done'
+    assert stepper.sim.steps == 0
+
+
+def test_request_steps_while_paused_runs_exactly_that_many(make_stepper):
+    stepper = make_stepper(real_time_factor=1.0, paused=True)
+    stepper.start()
+    result = stepper.request_steps(10).result(timeout=5.0)
+    assert result == pytest.approx(0.10)
+    time.sleep(0.05)
+    assert stepper.sim.steps == 10
+    assert len(stepper.published) == 10
+
+
+def test_request_steps_while_playing_fails(make_stepper):
+    stepper = make_stepper(real_time_factor=1.0)
+    stepper.start()
+    with pytest.raises(RuntimeError, match='playing'):
+        stepper.request_steps(1).result(timeout=1.0)
+
+
+def test_play_after_pause_resumes_without_a_catch_up_burst(make_stepper):
+    stepper = make_stepper(real_time_factor=1.0)
+    stepper.start()
+    time.sleep(0.1)
+    stepper.pause()
+    time.sleep(0.3)
+    paused_at = stepper.sim.time
+    stepper.play()
+    time.sleep(0.1)
+    assert stepper.sim.time - paused_at < 0.2  # not 0.3 s of missed steps at once
+
+
+def test_tasks_run_in_order_between_steps(make_stepper):
+    stepper = make_stepper(real_time_factor=0.0)
+    stepper.start()
+    seen = []
+    futures = [stepper.submit(lambda k=k: seen.append((k, stepper.sim.steps))) for k in range(5)]
+    for future in futures:
+        future.result(timeout=2.0)
+    assert [k for k, _ in seen] == list(range(5))
+
+
+def test_errors_in_tasks_hooks_and_publishing_do_not_stop_the_loop(make_stepper):
+    reported = []
+    sim = FakeSim()
+    calls = []
+
+    def after_step(t):
+        calls.append(t)
+        if len(calls) == 3:
+            raise RuntimeError('publisher exploded')
+
+    stepper = Stepper(sim, after_step, real_time_factor=0.0,
+                      on_error=lambda where, err: reported.append((where, str(err))))
+    stepper.add_before_step(lambda t: 1 / 0 if len(calls) == 5 else None)
+    stepper.start()
+    try:
+        stepper.submit(lambda: int('x'), want_result=False)
+        failing = stepper.submit(lambda: int('y'))
+        with pytest.raises(ValueError):
+            failing.result(timeout=2.0)
+        assert wait(lambda: len(calls) > 20)
+    finally:
+        stepper.stop()
+    wheres = [w for w, _ in reported]
+    assert 'after_step' in wheres and 'before_step' in wheres and 'command' in wheres
+    assert stepper.errors == len(reported)
+
+
+def test_stop_cancels_what_was_still_queued(make_stepper):
+    stepper = make_stepper(real_time_factor=0.0, paused=True)
+    block = threading.Event()
+    stepper.start()
+    stepper.submit(block.wait)
+    pending = stepper.submit(lambda: 'never')
+    stopper = threading.Thread(target=stepper.stop, kwargs={'timeout': 2.0})
+    stopper.start()
+    time.sleep(0.05)
+    block.set()
+    stopper.join()
+    assert pending.cancelled() or pending.done()
