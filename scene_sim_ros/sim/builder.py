@@ -15,7 +15,7 @@ PyBullet reads as "fixed". Massless links of movable entities get :data:`MIN_MAS
 needs positive mass behind every movable joint); point masses get the inertia of a 1 cm sphere.
 
 Collision rules: ``Entity.self_collision`` turns on PyBullet self-collision (parent/child pairs
-never collide, as in Bullet); ``disabled_collisions`` pairs are filtered out; with
+never collide); ``disabled_collisions`` pairs are filtered out; with
 ``Scene.body_collisions`` false, movable entities collide with static ones only (SimRobot's
 ``bodyCollisions``); explicit ``collision_group``/``collision_mask`` win over both.
 """
@@ -137,7 +137,8 @@ class Builder:
         collision = [self.shapes.collision_shape(link.collisions, concave) for link in order]
         visual = [self.shapes.visual_shape(link.visuals) for link in order]
         joints = [parent_joint[link.name] for link in order[1:]]
-        flags = pb.URDF_USE_SELF_COLLISION if entity.self_collision else 0
+        flags = (pb.URDF_USE_SELF_COLLISION | pb.URDF_USE_SELF_COLLISION_EXCLUDE_PARENT
+                 if entity.self_collision else 0)
         body = pb.createMultiBody(
             baseMass=masses[0], baseCollisionShapeIndex=collision[0],
             baseVisualShapeIndex=visual[0], basePosition=entity.pose.position,
@@ -168,7 +169,8 @@ class Builder:
         for i, link in enumerate(order):
             self._set_dynamics(built, link, i - 1, masses[i], moments[i])
             if link.visuals and visual[i] >= 0:
-                apply_colors(self.client, body, i - 1, link.visuals, self.textures)
+                apply_colors(self.client, body, i - 1, link.visuals, self.textures,
+                             self.shapes.warnings)
         self._set_joints(built, joints)
         self._set_collision_filters(built)
         return built
@@ -224,7 +226,10 @@ class Builder:
             for link_index in built.link_names:
                 pb.setCollisionFilterGroupMask(built.body, link_index, group, mask,
                                                physicsClientId=client)
+        parent_of = {j.child: j.parent for j in entity.joints}
         for a, b in entity.disabled_collisions:
+            if parent_of.get(a) == b or parent_of.get(b) == a:
+                continue  # PyBullet excludes parent/child pairs already (flag above)
             if a in built.link_index and b in built.link_index:
                 pb.setCollisionFilterPair(built.body, built.body, built.link_index[a],
                                           built.link_index[b], 0, physicsClientId=client)

@@ -12,10 +12,12 @@ combined values match the scene's pair table. Friction and restitution are fitte
 (``log f_a + log f_b = log f_ab``), rolling friction linearly once friction is known. A weak prior
 (weight :data:`PRIOR_WEIGHT`) pulls each material towards the value that reproduces
 ``Scene.contact_defaults`` against itself: materials in no pair (and links without a material,
-the material '') keep the defaults, and the explicit pairs are matched almost exactly whenever
-the table is consistent with a product rule (e.g. several materials against one floor). Pairs the
-table leaves out then get whatever the product gives (e.g. ice against a default-material link:
-``sqrt(f_ice_floor)`` rather than the default), the price of per-link coefficients.
+the material '') keep the defaults. Pairs between a material of a movable entity and one of a
+fixed entity (what touches the floor) are fitted as firmly as the table, with the default where
+the table has no entry: a ball whose pair with the carpet says 0.3 next to robots whose feet have
+no pair with it (default 1.0) gives ball 0.3, carpet 1.0, feet 1.0 exactly. Other unlisted pairs
+get whatever the product gives (the ball against a foot: 0.3, not 1.0), the price of per-link
+coefficients.
 A link's material is that of its first collision shape that names one.
 """
 
@@ -54,8 +56,14 @@ def fit_materials(scene: Scene, extra_materials: set[str] = frozenset()) -> dict
     """Per-material coefficients for every material used by a link of ``scene`` (and
     ``extra_materials``) plus the default material ''."""
     used = {DEFAULT_MATERIAL, *extra_materials}
+    static, movable = set(), set()
     for entity in scene.entities:
-        used.update(link_material(link) for link in entity.links)
+        materials = {link_material(link) for link in entity.links}
+        used.update(materials)
+        (static if entity.fixed_base or entity.kind == 'static' else movable).update(materials)
+    # contacts of movable things with the static world (feet, wheels, balls on a floor) matter
+    # most: an unlisted such pair is fitted to the default as firmly as the listed pairs
+    touching = {frozenset((a, b)) for a in movable for b in static}
     names = sorted(used)
     defaults = scene.contact_defaults
     table = {}
@@ -67,15 +75,23 @@ def fit_materials(scene: Scene, extra_materials: set[str] = frozenset()) -> dict
         value = getattr(pair, attribute) if pair is not None else None
         return default if value is None else value
 
-    def explicit(attribute: str) -> list[tuple[str, str, float]]:
-        return [(p.material_a, p.material_b, getattr(p, attribute)) for p in table.values()
-                if getattr(p, attribute) is not None
-                and p.material_a in used and p.material_b in used]
+    def pairs(attribute: str) -> list[tuple[str, str, float]]:
+        out = []
+        for key in sorted(set(table) | touching, key=sorted):
+            a, b = sorted(key) if len(key) == 2 else (next(iter(key)),) * 2
+            pair = table.get(key)
+            value = getattr(pair, attribute) if pair is not None else None
+            if value is None:
+                if key not in touching:
+                    continue
+                value = getattr(defaults, attribute)
+            if a in used and b in used:
+                out.append((a, b, value))
+        return out
 
-    friction = _fit_product(names, explicit('friction'), defaults.friction)
-    restitution = _fit_product(names, explicit('restitution'), defaults.restitution)
-    rolling = _fit_rolling(names, explicit('rolling_friction'), friction,
-                           defaults.rolling_friction)
+    friction = _fit_product(names, pairs('friction'), defaults.friction)
+    restitution = _fit_product(names, pairs('restitution'), defaults.restitution)
+    rolling = _fit_rolling(names, pairs('rolling_friction'), friction, defaults.rolling_friction)
     return {name: LinkContact(friction[name], rolling[name], restitution[name]) for name in names}
 
 

@@ -23,92 +23,20 @@ and placement, so identical links (14 NAOs) share their shapes.
 
 from __future__ import annotations
 
-import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pybullet as pb
 
 from ..scene import (Box, Capsule, Collision, Cylinder, Heightfield, Mesh, MeshFile, Plane, Pose,
                      Sphere, Torus, Visual)
 from ..scene.geometry import Shape
+from .meshes import mesh_file, torus_mesh, torus_segments
 
-TORUS_SEGMENTS = 16
-TORUS_SIDES = 12
 PLANE_VISUAL_SIZE = 200.0
 PLANE_VISUAL_THICKNESS = 0.002
 PYBULLET_MESH_SUFFIXES = ('.obj', '.stl')
-
-
-def write_obj(mesh: Mesh, path: Path) -> None:
-    """Write ``mesh`` as a Wavefront .obj file (vertices, texture coordinates, normals, faces)."""
-    lines = [f'# {mesh.name or "mesh"} {mesh.digest}']
-    lines += [f'v {x:.9g} {y:.9g} {z:.9g}' for x, y, z in mesh.vertices]
-    has_uv = mesh.texcoords is not None and len(mesh.texcoords) == len(mesh.vertices)
-    has_normals = mesh.normals is not None and len(mesh.normals) == len(mesh.vertices)
-    if has_uv:
-        lines += [f'vt {u:.9g} {v:.9g}' for u, v in mesh.texcoords]
-    if has_normals:
-        lines += [f'vn {x:.9g} {y:.9g} {z:.9g}' for x, y, z in mesh.normals]
-    for a, b, c in mesh.triangles + 1:
-        if has_uv and has_normals:
-            lines.append(f'f {a}/{a}/{a} {b}/{b}/{b} {c}/{c}/{c}')
-        elif has_uv:
-            lines.append(f'f {a}/{a} {b}/{b} {c}/{c}')
-        elif has_normals:
-            lines.append(f'f {a}//{a} {b}//{b} {c}//{c}')
-        else:
-            lines.append(f'f {a} {b} {c}')
-    tmp = path.with_suffix(f'.{os.getpid()}.tmp')
-    tmp.write_text('\n'.join(lines) + '\n', encoding='ascii')
-    tmp.replace(path)  # atomic: a concurrent reader never sees half a file
-
-
-def mesh_file(mesh: Mesh, directory: Path) -> Path:
-    """The .obj file of ``mesh`` in ``directory``, written on first use (named by its digest)."""
-    path = directory / f'{mesh.digest}.obj'
-    if not path.exists():
-        directory.mkdir(parents=True, exist_ok=True)
-        write_obj(mesh, path)
-    return path
-
-
-def torus_mesh(major_radius: float, minor_radius: float, segments: int = TORUS_SEGMENTS * 2,
-               sides: int = TORUS_SIDES) -> Mesh:
-    """A closed triangle mesh of a torus around z (for drawing and URDF export)."""
-    u = np.linspace(0.0, 2.0 * math.pi, segments, endpoint=False)
-    v = np.linspace(0.0, 2.0 * math.pi, sides, endpoint=False)
-    uu, vv = np.meshgrid(u, v, indexing='ij')
-    ring = major_radius + minor_radius * np.cos(vv)
-    vertices = np.stack([ring * np.cos(uu), ring * np.sin(uu), minor_radius * np.sin(vv)], -1)
-    i, j = np.meshgrid(np.arange(segments), np.arange(sides), indexing='ij')
-    a = i * sides + j
-    b = ((i + 1) % segments) * sides + j
-    c = ((i + 1) % segments) * sides + (j + 1) % sides
-    d = i * sides + (j + 1) % sides
-    triangles = np.concatenate([np.stack([a, b, c], -1).reshape(-1, 3),
-                                np.stack([a, c, d], -1).reshape(-1, 3)])
-    return Mesh(vertices.reshape(-1, 3), triangles, name='torus')
-
-
-def torus_segments(torus: Torus) -> list[Mesh]:
-    """Convex pieces of a torus: each the hull of two neighbouring ring cross-sections."""
-    pieces = []
-    v = np.linspace(0.0, 2.0 * math.pi, TORUS_SIDES, endpoint=False)
-    for k in range(TORUS_SEGMENTS):
-        points = []
-        for angle in (2 * math.pi * k / TORUS_SEGMENTS, 2 * math.pi * (k + 1) / TORUS_SEGMENTS):
-            ring = torus.major_radius + torus.minor_radius * np.cos(v)
-            points.append(np.stack([ring * math.cos(angle), ring * math.sin(angle),
-                                    torus.minor_radius * np.sin(v)], -1))
-        vertices = np.concatenate(points)
-        # a fan over the points is enough: PyBullet takes the convex hull of a collision mesh
-        triangles = np.array([[0, i, i + 1] for i in range(1, len(vertices) - 1)])
-        pieces.append(Mesh(vertices, triangles, name='torus-segment'))
-    return pieces
 
 
 @dataclass
@@ -240,7 +168,7 @@ class ShapeCache:
             return pb.createCollisionShapeArray(
                 collisionFramePositions=[p.pose.position for p in parts],
                 collisionFrameOrientations=[p.pose.orientation for p in parts],
-                flags=flags, **kwargs)
+                flags=[flags] * len(parts), **kwargs)
         return pb.createVisualShapeArray(
             visualFramePositions=[p.pose.position for p in parts],
             visualFrameOrientations=[p.pose.orientation for p in parts], **kwargs)
@@ -281,23 +209,30 @@ class ShapeCache:
 
 
 def apply_colors(client: int, body: int, link_index: int, visuals: Sequence[Visual],
-                 textures: dict[Path, int]) -> None:
-    """Colour (and texture) each part of a link's visual shape as its model visual says."""
+                 textures: dict[Path, int], warnings: list[str]) -> None:
+    """Colour (and texture) each part of a link's visual shape as its model visual says;
+    ``textures`` caches loaded textures (-1: could not be loaded, reported in ``warnings``)."""
     if len(visuals) == 1:
-        _color_part(client, body, link_index, -1, visuals[0], textures)
+        _color_part(client, body, link_index, -1, visuals[0], textures, warnings)
         return
     for index, visual in enumerate(visuals):
-        _color_part(client, body, link_index, index, visual, textures)
+        _color_part(client, body, link_index, index, visual, textures, warnings)
 
 
 def _color_part(client: int, body: int, link_index: int, shape_index: int, visual: Visual,
-                textures: dict[Path, int]) -> None:
+                textures: dict[Path, int], warnings: list[str]) -> None:
     kwargs: dict = dict(rgbaColor=list(visual.color), physicsClientId=client)
     if shape_index >= 0:
         kwargs['shapeIndex'] = shape_index
     if visual.texture is not None:
         if visual.texture not in textures:
-            textures[visual.texture] = pb.loadTexture(str(visual.texture), physicsClientId=client)
+            try:
+                textures[visual.texture] = pb.loadTexture(str(visual.texture),
+                                                          physicsClientId=client)
+            except pb.error:
+                textures[visual.texture] = -1
+                warnings.append(f'{visual.texture}: PyBullet cannot load this texture; '
+                                f'drawn in plain colour')
         if textures[visual.texture] >= 0:
             kwargs['textureUniqueId'] = textures[visual.texture]
     pb.changeVisualShape(body, link_index, **kwargs)

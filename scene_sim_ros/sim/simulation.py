@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import importlib
 import math
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +33,7 @@ from ..scene.sensors import IMAGE_SENSORS
 from ..scene.transforms import cross, quat_from_axis_angle, quat_multiply, quat_normalized
 from .builder import Builder, BuiltEntity
 from .materials import fit_materials
+from .meshes import default_mesh_dir
 from .motors import EFFORT, POSITION
 from .shapes import ShapeCache
 
@@ -42,12 +41,6 @@ DEFAULT_SOLVER_ITERATIONS = 50
 ResetScope = Literal['state', 'spawned', 'all']
 Vector = tuple[float, float, float]
 Quaternion = tuple[float, float, float, float]
-
-
-def default_mesh_dir() -> Path:
-    """Where inline meshes are written as .obj files (shared, files are named by content)."""
-    return Path(os.environ.get('SCENE_SIM_ROS_MESH_DIR')
-                or Path(tempfile.gettempdir()) / 'scene_sim_ros_meshes')
 
 
 @dataclass(frozen=True, slots=True)
