@@ -57,8 +57,9 @@ def test_camera_image_is_upright_and_not_mirrored(parts, simulate):
 
 
 def test_depth_to_a_wall_two_metres_away(parts, simulate):
-    scene = parts.make_scene(parts.sensor_host([depth_camera(), depth_camera('short', max_range=1.5),
-                                                depth_camera('far_min', min_range=2.5)]),
+    sensors = [depth_camera(), depth_camera('short', max_range=1.5),
+               depth_camera('far_min', min_range=2.5)]
+    scene = parts.make_scene(parts.sensor_host(sensors),
                              parts.static_box('wall', (0.2, 6.0, 6.0), (2.1, 0.0, 1.0)))
     sim = simulate(scene)
     depth = sim.read('host', 'depth')
