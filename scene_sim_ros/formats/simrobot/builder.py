@@ -270,7 +270,7 @@ class SceneBuilder:
         shape = inst.spec.build(inst)
         surface = inst.first('surface')
         if shape is not None and surface is not None:
-            color = surface.color('diffuseColor', required=True) or geometry.GREY
+            color = surface_color(surface)
             link.visuals.append(Visual(shape, frame, color, surface.path('diffuseTexture'),
                                        inst.string('name')))
         for child in inst.all('appearance'):
@@ -357,3 +357,20 @@ class SceneBuilder:
             low = high
         initial = deflection.number('init', units, 0.0)
         return (low, high), initial
+
+
+def surface_color(surface: Instance) -> tuple[float, float, float, float]:
+    """The one colour a visual gets from a ``Surface``.
+
+    The model (like PyBullet's renderers) shades a single colour per visual. SimRobot lights a
+    surface with its ambient and diffuse colours separately, and some surfaces are visible only
+    through the ambient term (B-Human's field: black diffuse, green ambient). Per channel the
+    larger of the two keeps such surfaces visible and leaves ordinary ones (ambient darker than
+    diffuse) as they are; alpha comes from the diffuse colour.
+    """
+    diffuse = surface.color('diffuseColor', required=True) or geometry.GREY
+    ambient = surface.color('ambientColor')
+    if ambient is None:
+        return diffuse
+    return (max(diffuse[0], ambient[0]), max(diffuse[1], ambient[1]),
+            max(diffuse[2], ambient[2]), diffuse[3])

@@ -400,3 +400,17 @@ def test_unknown_elements_and_attributes_warn_or_fail_in_strict_mode(scene_of) -
     from scene_sim_ros.errors import SceneLoadError
     with pytest.raises(SceneLoadError, match='Gadget'):
         scene_of(body, name='strict.ros2', strict=True)
+
+
+def test_surface_lit_only_by_its_ambient_colour_keeps_that_colour(scene_of) -> None:
+    scene = scene_of('''
+        <Compound name="c">
+          <BoxAppearance depth="1" width="1" height="1"><Surface ref="field"/></BoxAppearance>
+          <BoxAppearance depth="1" width="1" height="1"><Surface ref="goal"/></BoxAppearance>
+        </Compound>''', definitions='''
+        <Surface name="field" diffuseColor="#000000" ambientColor="#279f27"/>
+        <Surface name="goal" diffuseColor="rgba(70%, 70%, 70%, 0.5)" ambientColor="rgb(45%, 45%, 45%)"/>
+        ''')
+    field, goal = scene.entity('c').root.visuals
+    assert field.color == pytest.approx((0x27 / 255, 0x9f / 255, 0x27 / 255, 1.0))
+    assert goal.color == pytest.approx((0.7, 0.7, 0.7, 0.5))
