@@ -60,7 +60,10 @@ class BuiltEntity:
     fixed: bool
     kinematic_pose: Pose | None = None
     kinematic_velocity: tuple = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))  # (linear, angular)
-    efforts: dict[int, float] = field(default_factory=dict)  # commanded efforts by joint slot
+    inertial_inverse: dict[int, Pose] = field(default_factory=dict)  # link frame in inertial
+
+    def __post_init__(self) -> None:
+        self.inertial_inverse = {i: pose.inverse() for i, pose in self.inertial.items()}
 
     @property
     def name(self) -> str:

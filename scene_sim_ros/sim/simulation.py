@@ -313,10 +313,11 @@ class Simulation:
         if index < 0:
             position, orientation = pb.getBasePositionAndOrientation(
                 built.body, physicsClientId=self.client)
-            return Pose(position, orientation) * built.inertial[-1].inverse()
+            return Pose(position, orientation) * built.inertial_inverse[-1]
+        # the centre-of-mass frame comes in double precision, the link frame [4:6] in float
         state = pb.getLinkState(built.body, index, computeForwardKinematics=1,
                                 physicsClientId=self.client)
-        return Pose(state[4], state[5])
+        return Pose(state[0], state[1]) * built.inertial_inverse[index]
 
     def link_poses(self, entity: str) -> dict[str, Pose]:
         """World poses of all links of ``entity`` (one batched PyBullet query, for TF)."""
@@ -327,7 +328,7 @@ class Simulation:
             states = pb.getLinkStates(built.body, indices, computeForwardKinematics=1,
                                       physicsClientId=self.client)
             for i, state in zip(indices, states):
-                poses[built.link_names[i]] = Pose(state[4], state[5])
+                poses[built.link_names[i]] = Pose(state[0], state[1]) * built.inertial_inverse[i]
         return poses
 
     def get_pose(self, name: str) -> tuple[Vector, Quaternion]:
@@ -371,7 +372,8 @@ class Simulation:
         else:
             state = pb.getLinkState(built.body, index, computeLinkVelocity=1,
                                     computeForwardKinematics=1, physicsClientId=self.client)
-            com, origin, linear, angular = state[0], state[4], state[6], state[7]
+            com, linear, angular = state[0], state[6], state[7]
+            origin = (Pose(state[0], state[1]) * built.inertial_inverse[index]).position
         offset = tuple(o - c for o, c in zip(origin, com))
         linear = tuple(v + w for v, w in zip(linear, cross(angular, offset)))  # type: ignore
         return linear, tuple(angular)  # type: ignore[return-value]
@@ -462,7 +464,7 @@ class Simulation:
                 link=built.link_names.get(c[3], ''),
                 other_entity=other.name if other else '',
                 other_link=other.link_names.get(c[4], '') if other else '',
-                position=c[5], normal=tuple(-n for n in c[7]),  # type: ignore[arg-type]
+                position=c[5], normal=tuple(c[7]),  # type: ignore[arg-type]
                 normal_force=c[9], distance=c[8]))
         return points
 

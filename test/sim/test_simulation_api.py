@@ -1,0 +1,217 @@
+"""Simulation API: frames, reset, determinism, commands, spawn/delete, forces, contacts."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from scene_sim_ros.errors import CommandError, SimulationError
+from scene_sim_ros.scene import Collision, Entity, Inertial, Joint, Link, Pose, Sphere
+from scene_sim_ros.scene.transforms import quat_from_rpy
+from scene_sim_ros.sim.simulation import Simulation
+
+from .conftest import arm, ball, crate, ground, pendulum, scene_of, servo, wheel
+
+
+def _state(sim: Simulation) -> list:
+    out = [sim.time]
+    for name in sim.entity_names():
+        out.append(sim.get_pose(name))
+        out.append(sim.get_velocity(name))
+        out.append(sorted(sim.joint_states(name).items()))
+        out.append(sorted(sim.link_poses(name).items(), key=lambda kv: kv[0]))
+    return out
+
+
+def _busy_scene():
+    return scene_of(ground(), arm(servo(max_velocity=2.0)), crate(position=(1.0, 0.0, 0.3)),
+                    ball(position=(1.0, 0.02, 0.8)), pendulum(start_angle=0.4), step_length=0.005)
+
+
+def _drive(sim: Simulation) -> None:
+    sim.command('arm', 'shoulder', position=1.0)
+    sim.step(100)
+    sim.apply_force('crate', None, (5.0, 0.0, 0.0), duration=0.1)
+    sim.step(100)
+
+
+def test_reset_is_bit_identical_to_a_fresh_load():
+    fresh = Simulation(_busy_scene())
+    initial = _state(fresh)
+    _drive(fresh)
+    after_fresh = _state(fresh)
+    sim = Simulation(_busy_scene())
+    _drive(sim)
+    sim.step(37)
+    sim.set_pose('ball', (3.0, 3.0, 3.0), (0, 0, 0, 1))
+    sim.reset()
+    assert _state(sim) == initial
+    _drive(sim)
+    assert _state(sim) == after_fresh
+
+
+def test_simulation_is_deterministic():
+    a, b = Simulation(_busy_scene()), Simulation(_busy_scene())
+    _drive(a)
+    _drive(b)
+    assert _state(a) == _state(b)
+
+
+def test_reset_scopes_remove_spawned_and_restore_deleted_entities():
+    sim = Simulation(_busy_scene())
+    sim.remove_entity('crate')
+    sim.add_entity(ball('extra', position=(-1.0, 0.0, 1.0)))
+    sim.step(10)
+    assert 'crate' not in sim.entity_names() and 'extra' in sim.entity_names()
+    sim.reset('state')
+    assert sim.time == 0.0
+    assert 'crate' not in sim.entity_names() and 'extra' in sim.entity_names()
+    assert sim.get_pose('extra')[0] == pytest.approx((-1.0, 0.0, 1.0))
+    sim.step(10)
+    sim.reset('spawned')
+    assert sim.time == pytest.approx(10 * sim.step_length)
+    assert 'crate' in sim.entity_names() and 'extra' not in sim.entity_names()
+    sim.add_entity(ball('extra', position=(-1.0, 0.0, 1.0)))
+    sim.reset('all')
+    assert sim.entity_names() == ['ground', 'arm', 'crate', 'ball', 'pendulum']
+
+
+def test_spawned_entity_falls_and_can_be_deleted():
+    sim = Simulation(scene_of(ground()))
+    sim.add_entity(ball('b1', position=(0, 0, 1.0)))
+    with pytest.raises(SimulationError):
+        sim.add_entity(ball('b1'))
+    sim.step(100)
+    assert sim.get_pose('b1')[0][2] < 1.0
+    body = sim.body_id('b1')
+    assert sim.entity_of_body(body) == 'b1' and sim.link_name(body, -1) == 'b1'
+    sim.remove_entity('b1')
+    assert sim.entity_names() == ['ground'] and sim.entity_of_body(body) is None
+
+
+def test_reset_entity_restores_its_initial_state_only():
+    sim = Simulation(scene_of(ground(), crate(position=(0, 0, 0.1)), ball(position=(2, 0, 1))))
+    sim.set_pose('crate', (5.0, 0.0, 3.0), (0, 0, 0, 1))
+    sim.step(50)
+    ball_height = sim.get_pose('ball')[0][2]
+    sim.reset_entity('crate')
+    assert sim.get_pose('crate')[0] == pytest.approx((0.0, 0.0, 0.1))
+    assert sim.get_velocity('crate')[0] == pytest.approx((0.0, 0.0, 0.0))
+    assert sim.get_pose('ball')[0][2] == ball_height
+
+
+def _offset_com_body() -> Entity:
+    """A body whose centre of mass is far from its frame and whose inertia is not diagonal."""
+    link = Link('body', Inertial(2.0, (0.3, -0.2, 0.1), (0.05, 0.01, 0.0, 0.04, 0.005, 0.03)),
+                collisions=(Collision(Sphere(0.1)),))
+    child = Link('tip', Inertial(0.5, (0.0, 0.0, 0.2), (0.01, 0, 0, 0.01, 0, 0.01)))
+    joint = Joint('j', 'revolute', 'body', 'tip', Pose((0.5, 0.0, 0.0), quat_from_rpy(0, 0, 0.5)),
+                  (0.0, 0.0, 1.0), initial_position=0.3)
+    pose = Pose((1.0, 2.0, 3.0), quat_from_rpy(0.1, 0.2, 0.3))
+    return Entity('thing', 'object', (link, child), (joint,), pose=pose)
+
+
+def test_poses_are_model_link_frames_not_centres_of_mass():
+    entity = _offset_com_body()
+    sim = Simulation(scene_of(entity, gravity=(0, 0, 0)))
+    xyz, quat = sim.get_pose('thing')
+    assert Pose(xyz, quat).is_close(entity.pose, 1e-9, 1e-9)
+    joint = entity.joints[0]
+    expected_tip = entity.pose * joint.origin * Pose(
+        orientation=quat_from_rpy(0, 0, joint.initial_position))
+    assert sim.link_world_pose('thing', 'tip').is_close(expected_tip, 1e-9, 1e-9)
+    assert Pose(*sim.get_pose('thing/tip')).is_close(expected_tip, 1e-9, 1e-9)
+    assert sim.link_poses('thing')['tip'].is_close(expected_tip, 1e-9, 1e-9)
+    target = Pose((0.0, 0.0, 1.0), quat_from_rpy(0.0, 0.0, 1.0))
+    sim.set_pose('thing', target.position, target.orientation)
+    assert Pose(*sim.get_pose('thing')).is_close(target, 1e-9, 1e-9)
+
+
+def test_velocities_refer_to_the_link_frame_origin():
+    entity = _offset_com_body()
+    sim = Simulation(scene_of(entity, gravity=(0, 0, 0)))
+    sim.set_velocity('thing', (0.0, 0.0, 0.0), (0.0, 0.0, 2.0))
+    linear, angular = sim.get_velocity('thing')
+    assert linear == pytest.approx((0.0, 0.0, 0.0), abs=1e-9)
+    assert angular == pytest.approx((0.0, 0.0, 2.0))
+    before = np.array(sim.get_pose('thing/tip')[0])
+    v_tip = np.array(sim.link_world_velocity('thing', 'tip')[0])
+    sim.step(1)
+    moved = (np.array(sim.get_pose('thing/tip')[0]) - before) / sim.step_length
+    assert moved == pytest.approx(v_tip, abs=0.05 * np.linalg.norm(v_tip))
+
+
+def test_command_rejects_unknown_joint_nan_inf_and_nothing():
+    sim = Simulation(scene_of(arm(servo())))
+    for bad in (dict(joint='elbow', position=0.1), dict(joint='shoulder', position=math.nan),
+                dict(joint='shoulder', velocity=math.inf), dict(joint='shoulder'),
+                dict(joint='shoulder', effort='x')):
+        with pytest.raises(CommandError):
+            sim.command('arm', **bad)
+    with pytest.raises(CommandError):
+        sim.command('nobody', 'shoulder', position=0.0)
+
+
+def test_passive_joint_takes_effort_commands_only():
+    sim = Simulation(scene_of(pendulum()))
+    with pytest.raises(CommandError):
+        sim.command('pendulum', 'hinge', position=0.0)
+    sim.command('pendulum', 'hinge', effort=1.0)
+    assert sim.joint_states('pendulum')['hinge'][2] == 1.0
+
+
+def test_set_joint_position_teleports_and_servo_holds_it():
+    sim = Simulation(scene_of(arm(servo()), gravity=(0, 0, 0)))
+    sim.set_joint_position('arm', 'shoulder', 0.8)
+    sim.step(200)
+    assert sim.joint_states('arm')['shoulder'][0] == pytest.approx(0.8, abs=1e-3)
+
+
+def test_apply_force_for_a_duration_gives_the_impulse():
+    sim = Simulation(scene_of(crate(position=(0, 0, 0)), gravity=(0, 0, 0), step_length=0.01))
+    sim.apply_force('crate', 'crate', (2.0, 0.0, 0.0), duration=0.5)
+    sim.step(100)
+    assert sim.get_velocity('crate')[0][0] == pytest.approx(2.0 * 0.5 / 1.0)  # J / m
+
+
+def test_contacts_name_the_other_entity_and_carry_its_weight():
+    sim = Simulation(scene_of(ground(), crate(position=(0, 0, 0.1), mass=2.0)))
+    sim.step(500)
+    contacts = sim.contacts('crate')
+    assert contacts and {c.other_entity for c in contacts} == {'ground'}
+    assert sum(c.normal_force for c in contacts) == pytest.approx(2.0 * 9.81, rel=0.02)
+    assert all(c.normal[2] > 0.99 for c in contacts)
+
+
+def test_center_of_mass_of_a_two_link_body():
+    entity = _offset_com_body()
+    sim = Simulation(scene_of(entity, gravity=(0, 0, 0)))
+    body_com = entity.pose.transform_point((0.3, -0.2, 0.1))
+    tip_com = sim.link_world_pose('thing', 'tip').transform_point((0.0, 0.0, 0.2))
+    expected = (2.0 * np.array(body_com) + 0.5 * np.array(tip_com)) / 2.5
+    assert sim.center_of_mass('thing') == pytest.approx(tuple(expected))
+
+
+def test_kinematic_body_moves_at_its_velocity_unaffected_by_gravity():
+    platform = replace(crate('platform', position=(0, 0, 1.0)), kinematic=True,
+                       linear_velocity=(0.5, 0.0, 0.0))
+    sim = Simulation(scene_of(platform, step_length=0.01))
+    sim.step(100)
+    assert sim.get_pose('platform')[0] == pytest.approx((0.5, 0.0, 1.0))
+
+
+def test_read_unknown_sensor_is_a_clear_error():
+    sim = Simulation(scene_of(wheel()))
+    with pytest.raises(SimulationError, match='no sensor'):
+        sim.read('wheel', 'camera')
+
+
+def test_simulations_coexist_with_own_clients():
+    a, b = Simulation(scene_of(ball())), Simulation(scene_of(ball(), gravity=(0, 0, 0)))
+    assert a.client != b.client
+    a.step(100)
+    b.step(100)
+    assert a.get_pose('ball')[0][2] < 1.0 and b.get_pose('ball')[0][2] == 1.0
