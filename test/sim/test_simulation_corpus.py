@@ -1,0 +1,89 @@
+"""Real SimRobot scenes (../shared/corpus) build, step without exploding, and NAOs stand."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from scene_sim_ros import load_scene
+from scene_sim_ros.errors import SceneLoadError
+from scene_sim_ros.sim.simulation import Simulation
+
+from .conftest import CORPUS, GAME
+
+SIMROBOT = CORPUS / 'simrobot'
+SCENES = sorted(p for pattern in ('*.ros2', '*.ros3') for p in SIMROBOT.rglob(pattern)) \
+    if SIMROBOT.is_dir() else []
+SMALL = [p for p in SCENES if p.name in ('SimpleVehicle.ros2', 'Factory.ros2')]
+MAX_DISTANCE, MAX_SPEED = 100.0, 100.0
+
+
+def _load_or_skip(path: Path):
+    if not path.is_file():
+        pytest.skip(f'corpus scene {path} not found (../shared/corpus beside the project)')
+    try:
+        return load_scene(path)
+    except SceneLoadError as err:
+        pytest.skip(f'scene does not load (a loader matter, not the simulator\'s): {err}')
+
+
+def _assert_sane_for(sim: Simulation, seconds: float) -> None:
+    steps = round(seconds / sim.step_length)
+    for k in range(steps):
+        sim.step()
+        if k % 10 and k != steps - 1:
+            continue
+        for name in sim.entity_names():
+            for link, pose in sim.link_poses(name).items():
+                assert all(math.isfinite(v) and abs(v) < MAX_DISTANCE for v in pose.position), \
+                    f'{name}/{link} at {pose.position} after {sim.time:.2f} s'
+                linear, angular = sim.link_world_velocity(name, link)
+                speed = math.sqrt(sum(v * v for v in linear))
+                assert speed < MAX_SPEED and all(math.isfinite(w) for w in angular), \
+                    f'{name}/{link} moves at {speed} m/s after {sim.time:.2f} s'
+
+
+def _ids(paths):
+    return [str(p.relative_to(SIMROBOT)) for p in paths]
+
+
+@pytest.mark.parametrize('path', SMALL, ids=_ids(SMALL))
+def test_small_simrobot_scene_steps_5_s_without_exploding(path):
+    sim = Simulation(_load_or_skip(path))
+    _assert_sane_for(sim, 5.0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('path', SCENES, ids=_ids(SCENES))
+def test_every_simrobot_scene_steps_5_s_without_exploding(path):
+    sim = Simulation(_load_or_skip(path))
+    _assert_sane_for(sim, 5.0)
+
+
+def _torso_deviation(sim: Simulation, robots: list[str], seconds: float) -> dict[str, float]:
+    start = {name: sim.get_pose(name)[0][2] for name in robots}
+    worst = dict.fromkeys(robots, 0.0)
+    for _ in range(round(seconds / sim.step_length)):
+        sim.step()
+        for name in robots:
+            worst[name] = max(worst[name], abs(sim.get_pose(name)[0][2] - start[name]))
+    return worst
+
+
+def test_one_nao_with_servos_holding_initial_positions_stands_10_s():
+    scene = _load_or_skip(GAME)
+    keep = {'robot1', *(e.name for e in scene.entities if e.kind == 'static')}
+    sim = Simulation(replace(scene, entities=tuple(e for e in scene.entities if e.name in keep)))
+    assert _torso_deviation(sim, ['robot1'], 10.0)['robot1'] < 0.05
+
+
+@pytest.mark.slow
+def test_all_14_naos_of_game_stand_10_s():
+    scene = _load_or_skip(GAME)
+    robots = [e.name for e in scene.entities if e.kind == 'robot' and len(e.joints) == 24]
+    assert len(robots) == 14
+    worst = _torso_deviation(Simulation(scene), robots, 10.0)
+    assert max(worst.values()) < 0.05, worst
