@@ -361,7 +361,7 @@ class SimNode(Node):
     def _after_step(self, t: float) -> None:
         set_stamp(self._clock.clock, t)
         self.publish(self._clock_publisher, self._clock)
-        step = self.sim.steps
+        step = self.stepper.steps  # never repeats, also across a supervisor reset
         bridges = self._bridge_list
         for bridge in bridges:
             bridge.step(t, step)

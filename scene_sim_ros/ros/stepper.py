@@ -55,6 +55,9 @@ class Stepper:
         self._anchor: tuple[float, float] | None = None  # (wall, sim) where pacing started
         self.steps = 0
         self.errors = 0
+        self.time_offset = 0.0
+        """Added to ``sim.time`` in every time the loop reports (hooks, pacing, step results):
+        a supervisor reset rewinds the simulation's clock, the published time keeps increasing."""
 
     # --- control (any thread) -------------------------------------------------------------------
 
@@ -98,6 +101,11 @@ class Stepper:
             self._paused = False
             self._anchor = None
             self._wake.notify_all()
+
+    @property
+    def time(self) -> float:
+        """The time the loop reports: ``sim.time + time_offset`` (never goes back)."""
+        return self.time_offset + self.sim.time
 
     @property
     def real_time_factor(self) -> float:
@@ -182,7 +190,7 @@ class Stepper:
             self._anchor = None
             return
         now = time.perf_counter()
-        sim_time = self.sim.time
+        sim_time = self.time
         if self._anchor is None:
             self._anchor = (now, sim_time)
             return
@@ -196,7 +204,7 @@ class Stepper:
 
     def _step_once(self) -> None:
         sim = self.sim
-        before = sim.time
+        before = self.time
         for hook in self._before_step:
             try:
                 hook(before)
@@ -204,12 +212,13 @@ class Stepper:
                 self._report('before_step', err)
         sim.step(1)
         self.steps += 1
+        after = self.time
         try:
-            self._after_step(sim.time)
+            self._after_step(after)
         except Exception as err:  # noqa: BLE001
             self._report('after_step', err)
         if self._step_waiters:
-            self._complete_step_waiters(sim.time)
+            self._complete_step_waiters(after)
 
     def _complete_step_waiters(self, sim_time: float) -> None:
         with self._wake:
