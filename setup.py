@@ -1,0 +1,76 @@
+"""ament_python package definition for scene_sim_ros.
+
+Works for ``colcon build`` on a ROS 2 distribution (executables go to ``lib/scene_sim_ros``, see
+setup.cfg, so ``ros2 run`` / launch_ros find them) and for ``pip install -e .`` into the
+development venv (console scripts go to ``.venv/bin``).
+"""
+
+import os
+import re
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = 'scene_sim_ros'
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _version() -> str:
+    with open(os.path.join(HERE, 'package.xml'), encoding='utf-8') as f:
+        match = re.search(r'<version>\s*([^<\s]+)\s*</version>', f.read())
+    return match.group(1) if match else '0.0.0'
+
+
+def _tree(source: str, destination: str) -> list[tuple[str, list[str]]]:
+    """data_files entries that install every file under ``source``, keeping sub-folders."""
+    entries = []
+    for folder, dirs, files in os.walk(source):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(('.', '__pycache__')))
+        files = sorted(os.path.join(folder, f) for f in files if not f.startswith('.'))
+        if files:
+            entries.append((os.path.join(destination, os.path.relpath(folder, source)), files))
+    return entries
+
+
+def _package_data() -> list[str]:
+    """Every file under ``scene_sim_ros/data`` (scenes, meshes, ...), relative to the package."""
+    root = os.path.join(HERE, PACKAGE)
+    found = []
+    for folder, dirs, files in os.walk(os.path.join(root, 'data')):
+        dirs[:] = [d for d in dirs if d != '__pycache__']
+        found += [os.path.relpath(os.path.join(folder, f), root) for f in files]
+    if os.path.exists(os.path.join(root, 'py.typed')):
+        found.append('py.typed')
+    return sorted(found)
+
+
+# setup.py runs from the package root under colcon and pip alike; keep paths relative.
+data_files = [
+    ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
+    (f'share/{PACKAGE}', ['package.xml']),
+    (f'share/{PACKAGE}/launch', sorted(glob('launch/*.launch.py'))),
+    (f'share/{PACKAGE}/config', sorted(p for p in glob('config/*') if os.path.isfile(p))),
+]
+data_files += _tree('scenes', f'share/{PACKAGE}/scenes')
+
+setup(
+    name=PACKAGE,
+    version=_version(),
+    packages=find_packages(exclude=['test', 'test.*']),
+    package_data={PACKAGE: _package_data()},
+    data_files=[(dest, files) for dest, files in data_files if files],
+    python_requires='>=3.10',
+    install_requires=['setuptools'],
+    zip_safe=False,
+    maintainer='scene_sim_ros developers',
+    maintainer_email='scene-sim-ros@example.com',
+    description='Robot scene files (SimRobot, Webots, Simox, RaiSim) in PyBullet, bridged to ROS 2',
+    license='MIT',
+    tests_require=['pytest'],
+    entry_points={
+        'console_scripts': [
+            'scene-sim-ros = scene_sim_ros.cli:main',
+            'sim_node = scene_sim_ros.ros.node:main',
+        ],
+    },
+)
