@@ -1,0 +1,59 @@
+"""The interface packages the node needs are installed and match the ROS 2 standards."""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+EXPECTED_HASHES = json.loads((Path(__file__).parent / 'expected_type_hashes.json').read_text())
+
+
+def test_interface_modules_import():
+    import simulation_interfaces.action
+    import simulation_interfaces.msg
+    import simulation_interfaces.srv
+    import tf2_msgs.msg
+
+    assert tf2_msgs.msg.TFMessage().transforms == []
+    assert simulation_interfaces.srv.StepSimulation.Request().steps == 1  # the standard's default
+    assert simulation_interfaces.action.SimulateSteps.Goal().steps == 0
+
+
+def test_simulation_interfaces_constants_match_the_standard():
+    from simulation_interfaces.msg import Result, SimulationState, SimulatorFeatures
+    from simulation_interfaces.srv import ResetSimulation
+
+    assert (Result.RESULT_FEATURE_UNSUPPORTED, Result.RESULT_OK, Result.RESULT_NOT_FOUND,
+            Result.RESULT_INCORRECT_STATE, Result.RESULT_OPERATION_FAILED) == (0, 1, 2, 3, 4)
+    assert (SimulationState.STATE_STOPPED, SimulationState.STATE_PLAYING,
+            SimulationState.STATE_PAUSED) == (0, 1, 2)
+    assert SimulatorFeatures.STEP_SIMULATION_ACTION == 33
+    assert ResetSimulation.Request.SCOPE_ALL == 255
+
+
+def _share_directory(package: str) -> Path:
+    """``share/<package>`` through the ament index; the venv's prefix where it is not set up."""
+    if os.environ.get('AMENT_PREFIX_PATH'):
+        from ament_index_python.packages import get_package_share_directory
+
+        return Path(get_package_share_directory(package))
+    return Path(sys.prefix) / 'share' / package
+
+
+@pytest.mark.parametrize('package', ['tf2_msgs', 'simulation_interfaces'])
+def test_type_hashes_equal_the_standard(package):
+    """RIHS01 type hashes (over names, types and order of all fields) equal upstream's builds.
+
+    Equal hashes are what real ROS 2 nodes check before they talk: a single differing
+    field would break interoperability with ros_gz_sim, Isaac Sim or tf2_ros.
+    """
+    share = _share_directory(package)
+    seen = {}
+    for path in sorted(share.glob('*/*.json')):
+        for entry in json.loads(path.read_text())['type_hashes']:
+            seen[entry['type_name']] = entry['hash_string']
+    expected = {k: v for k, v in EXPECTED_HASHES.items() if k.startswith(package + '/')}
+    assert expected, 'no expected hashes for ' + package
+    assert {k: seen.get(k) for k in expected} == expected

@@ -1,0 +1,85 @@
+"""Spin an rclpy node in the test process until something happens, with a timeout.
+
+    msgs = wait_for_messages(node, TFMessage, '/tf', count=3, timeout=10.0)
+    response = call_service(node, StepSimulation, '/step_simulation', StepSimulation.Request())
+
+Each helper spins ``node`` with a private single-threaded executor; nothing keeps spinning in
+the background after it returns.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import QoSProfile
+
+
+def spin_until(node: Node, condition: Callable[[], bool], timeout: float, *, step: float = 0.05) -> bool:
+    """Spin ``node`` until ``condition()`` is true; False if ``timeout`` seconds passed first."""
+    executor = SingleThreadedExecutor(context=node.context)
+    executor.add_node(node)
+    try:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return condition()
+            executor.spin_once(timeout_sec=min(step, remaining))
+        return True
+    finally:
+        executor.remove_node(node)
+        executor.shutdown(timeout_sec=0)
+
+
+def wait_for_messages(node: Node, msg_type: Any, topic: str, count: int = 1, timeout: float = 10.0,
+                      qos: QoSProfile | int = 10) -> list[Any]:
+    """Subscribe to ``topic`` and return the first ``count`` messages.
+
+    Raises TimeoutError (with the publishers seen on the topic) if fewer arrived in time.
+    """
+    received: list[Any] = []
+    subscription = node.create_subscription(msg_type, topic, received.append, qos)
+    try:
+        if not spin_until(node, lambda: len(received) >= count, timeout):
+            publishers = node.count_publishers(topic)
+            raise TimeoutError(f'{len(received)}/{count} messages on {topic} after {timeout} s '
+                               f'({publishers} publishers seen)')
+        return received[:count]
+    finally:
+        node.destroy_subscription(subscription)
+
+
+def wait_for_topic(node: Node, topic: str, timeout: float = 10.0) -> list[str]:
+    """Wait until ``topic`` has a publisher; return its type names (e.g. ``['std_msgs/msg/String']``)."""
+    found: list[str] = []
+
+    def seen() -> bool:
+        for name, types in node.get_topic_names_and_types():
+            if name == topic and node.count_publishers(topic) > 0:
+                found[:] = types
+                return True
+        return False
+
+    if not spin_until(node, seen, timeout):
+        raise TimeoutError(f'no publisher on {topic} after {timeout} s')
+    return found
+
+
+def call_service(node: Node, srv_type: Any, name: str, request: Any | None = None,
+                 timeout: float = 10.0) -> Any:
+    """Call service ``name`` once and return the response; waits for the server first."""
+    client = node.create_client(srv_type, name)
+    try:
+        if not spin_until(node, client.service_is_ready, timeout):
+            raise TimeoutError(f'service {name} not available after {timeout} s')
+        future = client.call_async(srv_type.Request() if request is None else request)
+        if not spin_until(node, future.done, timeout):
+            client.remove_pending_request(future)
+            raise TimeoutError(f'service {name} did not answer within {timeout} s')
+        return future.result()
+    finally:
+        node.destroy_client(client)
