@@ -488,6 +488,13 @@ class Simulation:
     # -- sensors ---------------------------------------------------------------------------
     def read(self, entity: str, sensor: str) -> Any:
         """Current reading of ``sensor`` of ``entity`` (numpy array or dict)."""
+        return self.reader(entity, sensor).read()
+
+    def reader(self, entity: str, sensor: str) -> Any:
+        """The reader object of a sensor (created on first use), e.g. to ``set()`` a user input.
+
+        Readers are replaced by a rebuilding :meth:`reset`: look them up again afterwards.
+        """
         built = self._built(entity)
         key = (entity, sensor)
         if key not in self._readers:
@@ -501,7 +508,7 @@ class Simulation:
                 raise SimulationError('sensor readers are not available: '
                                       'scene_sim_ros.sim.sensors.create_reader is missing')
             self._readers[key] = self._create_reader(entity, model)
-        return self._readers[key].read()
+        return self._readers[key]
 
     # -- spawn, delete, reset ----------------------------------------------------------------
     def add_entity(self, entity: Entity) -> None:
