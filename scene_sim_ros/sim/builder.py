@@ -23,7 +23,6 @@ never collide); ``disabled_collisions`` pairs are filtered out; with
 from __future__ import annotations
 
 import math
-from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -71,15 +70,20 @@ class BuiltEntity:
 
 
 def link_order(entity: Entity) -> tuple[list[Link], dict[str, Joint]]:
-    """Links reachable from the root in breadth-first order, and the joint above each child."""
+    """Links reachable from the root in depth-first pre-order (children in joint order) and the
+    joint above each child. PyBullet's importer numbers links depth-first, so this order makes
+    our indices PyBullet's."""
     children: dict[str, list[Joint]] = {}
     for joint in entity.joints:
         children.setdefault(joint.parent, []).append(joint)
     names = {link.name: link for link in entity.links}
-    order, parent_joint = [entity.root], {}
-    queue = deque([entity.root.name])
-    while queue:
-        for joint in children.get(queue.popleft(), []):
+    order, parent_joint = [], {}
+    stack = [entity.root.name]
+    while stack:
+        name = stack.pop()
+        order.append(names[name])
+        below = children.get(name, [])
+        for joint in below:
             if joint.child in parent_joint or joint.child == entity.root.name:
                 raise SimulationError(f'entity {entity.name!r}: link {joint.child!r} has more '
                                       f'than one parent (joint {joint.name!r})')
@@ -87,8 +91,7 @@ def link_order(entity: Entity) -> tuple[list[Link], dict[str, Joint]]:
                 raise SimulationError(f'entity {entity.name!r}: joint {joint.name!r} names an '
                                       f'unknown link {joint.child!r}')
             parent_joint[joint.child] = joint
-            order.append(names[joint.child])
-            queue.append(joint.child)
+        stack.extend(joint.child for joint in reversed(below))
     return order, parent_joint
 
 
@@ -160,6 +163,11 @@ class Builder:
             flags=flags, physicsClientId=self.client)
         if body < 0:
             raise SimulationError(f'PyBullet could not create entity {entity.name!r}')
+        for i, joint in enumerate(joints):
+            parent = pb.getJointInfo(body, i, physicsClientId=self.client)[16]
+            if parent != index[joint.parent]:  # our link numbering must be PyBullet's
+                raise SimulationError(f'entity {entity.name!r}: PyBullet numbered link '
+                                      f'{joint.child!r} differently')
         movable = tuple(j for j in entity.joints if j.movable and j.child in index)
         built = BuiltEntity(
             entity=entity, body=body, link_index=index,

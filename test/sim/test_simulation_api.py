@@ -215,3 +215,30 @@ def test_simulations_coexist_with_own_clients():
     a.step(100)
     b.step(100)
     assert a.get_pose('ball')[0][2] < 1.0 and b.get_pose('ball')[0][2] == 1.0
+
+
+def test_link_poses_of_a_branched_tree_follow_forward_kinematics():
+    from scene_sim_ros.scene.transforms import quat_from_axis_angle
+
+    def link(name):
+        return Link(name, Inertial(0.2, (0.01, 0.02, 0.03), (0.002, 0.0003, 0.0, 0.001, 0.0, 0.003)))
+
+    names = ['root', 'l1', 'r1', 'l2', 'r2', 'l3']
+    joints = (Joint('a', 'revolute', 'root', 'l1', Pose((0, 0.1, 0)), (1, 0, 0), initial_position=0.3),
+              Joint('b', 'revolute', 'root', 'r1', Pose((0, -0.1, 0)), (0, 1, 0), initial_position=-0.2),
+              Joint('c', 'revolute', 'l1', 'l2', Pose((0, 0, -0.2)), (0, 1, 0), initial_position=0.5),
+              Joint('d', 'prismatic', 'r1', 'r2', Pose((0, 0, -0.2)), (0, 0, 1), initial_position=0.05),
+              Joint('e', 'revolute', 'l2', 'l3', Pose((0.1, 0, 0)), (0, 0, 1), initial_position=1.0))
+    entity = Entity('tree', 'robot', tuple(link(n) for n in names), joints,
+                    pose=Pose((0, 0, 1), quat_from_rpy(0.1, 0, 0.4)))
+    sim = Simulation(scene_of(entity, gravity=(0, 0, 0)))
+    expected = {'root': entity.pose}
+    for j in joints:
+        motion = (Pose(orientation=quat_from_axis_angle(j.axis, j.initial_position))
+                  if j.type == 'revolute' else Pose(tuple(a * j.initial_position for a in j.axis)))
+        expected[j.child] = expected[j.parent] * j.origin * motion
+    poses = sim.link_poses('tree')
+    for name in names:
+        assert poses[name].is_close(expected[name], 1e-9, 1e-9), name
+    assert list(sim.joint_states('tree')) == ['a', 'b', 'c', 'd', 'e']
+    assert sim.joint_states('tree')['d'][0] == pytest.approx(0.05)
