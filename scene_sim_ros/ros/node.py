@@ -445,7 +445,11 @@ class SimNode(Node):
                 if err.name == name:
                     continue
                 raise
-            module.init(self)
+            init = getattr(module, 'init', None)
+            if init is None:  # a package without the hook (e.g. still being written)
+                self.get_logger().debug(f'extension {name} has no init(node); skipped')
+                continue
+            init(self)
             loaded.append(module)
         return loaded
 

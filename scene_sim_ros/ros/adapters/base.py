@@ -51,6 +51,7 @@ class SensorAdapter:
         self.subscriptions: list[Any] = []
         self._period = 1.0 / settings.rate if settings.rate > 0.0 else 0.0
         self._next_due = 0.0
+        self._active = False  # a lazy adapter reads only while subscribed
         # half a step of tolerance, so a 50 Hz sensor on 10 ms steps fires every second step
         self._tolerance = 0.5 * node.sim.step_length
         self.setup()
@@ -64,9 +65,19 @@ class SensorAdapter:
     def step(self, t: float) -> None:
         if not self.due(t):
             return
-        if self.lazy and not self.has_subscribers():
+        if self.lazy and not self._check_active():
             return
         self.publish(t)
+
+    def _check_active(self) -> bool:
+        active = self.has_subscribers()
+        if active != self._active:
+            self._active = active
+            rate = f'{self.settings.rate:g} Hz' if self.settings.rate > 0 else 'every step'
+            self.node.get_logger().info(
+                f'{self.settings.topic}: subscribed, reading at {rate}' if active
+                else f'{self.settings.topic}: no subscribers, stopped reading')
+        return active
 
     def due(self, t: float) -> bool:
         if self._period == 0.0:

@@ -1,0 +1,195 @@
+"""The node on the bundled default scene (a rover with every sensor type), from a separate
+process: every listed topic exists with its type, sensors publish what they measure, a
+trajectory runs in sim time, a user input is set and read back, and the node paces at the
+requested real-time factor. One launch serves the module."""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip('rclpy')
+pytest.importorskip('tf2_msgs.msg')
+
+from support.processes import ManagedProcess  # noqa: E402
+from support.ros import spin_until, wait_for_messages  # noqa: E402
+
+from scene_sim_ros import load_scene  # noqa: E402
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+SCENE = REPO / 'scene_sim_ros' / 'data' / 'scenes' / 'default.ros2'
+
+
+@pytest.fixture(scope='module')
+def scene():
+    return load_scene(SCENE)
+
+
+@pytest.fixture(scope='module')
+def sim_node(tmp_path_factory):
+    # no SCENE argument: the bundled default scene; real-time factor 1 (the default)
+    argv = [sys.executable, '-u', '-m', 'scene_sim_ros.cli', 'run']
+    with ManagedProcess(argv, log_dir=tmp_path_factory.mktemp('default_scene'), name='sim_node',
+                        ready=r'real-time factor', ready_timeout=60.0) as proc:
+        yield proc
+
+
+@pytest.fixture(scope='module')
+def client(sim_node):
+    import rclpy
+    from rclpy.context import Context
+
+    context = Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('default_scene_test_client', context=context)
+    yield node
+    node.destroy_node()
+    context.try_shutdown()
+
+
+def qos(depth=10, latched=False):
+    from rclpy.qos import DurabilityPolicy, QoSProfile
+    return QoSProfile(depth=depth, durability=DurabilityPolicy.TRANSIENT_LOCAL if latched
+                      else DurabilityPolicy.VOLATILE)
+
+
+def stamp(header):
+    return header.stamp.sec + header.stamp.nanosec * 1e-9
+
+
+def clock_seconds(client):
+    from rosgraph_msgs.msg import Clock
+    (msg,) = wait_for_messages(client, Clock, '/clock', count=1, timeout=20.0)
+    return msg.clock.sec + msg.clock.nanosec * 1e-9
+
+
+def test_every_listed_topic_is_on_the_graph_with_its_type(client, scene):
+    from scene_sim_ros.ros.interface_list import interface_rows
+    rows = interface_rows(scene)
+    expected = {(topic, msg_type) for _, topic, msg_type in rows}
+
+    def graph():
+        return {(name, t) for name, types in client.get_topic_names_and_types() for t in types}
+    spin_until(client, lambda: expected <= graph(), 20.0)
+    assert expected - graph() == set()
+    for direction, topic, _ in rows:
+        if direction == 'sub':
+            assert client.count_subscribers(topic) >= 1, topic
+
+
+def test_real_time_factor_one_follows_the_wall_clock(client):
+    start_sim, start_wall = clock_seconds(client), time.monotonic()
+    time.sleep(2.0)
+    rate = (clock_seconds(client) - start_sim) / (time.monotonic() - start_wall)
+    assert rate == pytest.approx(1.0, abs=0.2)
+
+
+def test_laser_scan_is_counter_clockwise_and_in_range(client, scene):
+    from sensor_msgs.msg import LaserScan
+    laser = scene.entity('rover').sensor('laser')
+    (scan,) = wait_for_messages(client, LaserScan, '/rover/laser/scan', count=1, timeout=20.0)
+    assert len(scan.ranges) == laser.width == 181
+    assert scan.angle_min == pytest.approx(-laser.fov_x / 2, abs=1e-6)
+    assert scan.angle_max == pytest.approx(laser.fov_x / 2, abs=1e-6)
+    assert scan.angle_increment > 0
+    assert scan.header.frame_id == 'rover/laser'
+    finite = [r for r in scan.ranges if math.isfinite(r)]
+    assert finite and all(laser.min_range <= r <= laser.max_range for r in finite)
+    # the crate at (2, -0.6) is to the right (negative angles), nearer than the wall ahead
+    ahead = scan.ranges[90]
+    right = min(scan.ranges[40:80])
+    assert right < ahead
+
+
+def test_depth_and_segmentation_images(client):
+    from sensor_msgs.msg import CameraInfo, Image
+    (depth,) = wait_for_messages(client, Image, '/rover/depth_camera/image_raw', count=1,
+                                 timeout=20.0, qos=qos(2))
+    assert (depth.encoding, depth.width, depth.height, depth.step) == ('32FC1', 160, 120, 640)
+    import numpy as np
+    values = np.frombuffer(bytes(depth.data), dtype=np.float32).reshape(120, 160)
+    assert np.isfinite(values).any() and np.nanmin(values) > 0.0
+    (info,) = wait_for_messages(client, CameraInfo, '/rover/depth_camera/camera_info', count=1,
+                                timeout=20.0, qos=qos(2))
+    assert info.header.frame_id == depth.header.frame_id == 'rover/depth_camera_optical_frame'
+    (segmentation,) = wait_for_messages(client, Image, '/rover/segmentation/image_raw', count=1,
+                                        timeout=20.0, qos=qos(2))
+    assert (segmentation.encoding, segmentation.width) == ('rgb8', 160)
+    colours = np.frombuffer(bytes(segmentation.data), np.uint8).reshape(-1, 3)
+    assert len(np.unique(colours, axis=0)) >= 2  # floor and at least one other thing
+
+
+def test_range_sensors_and_bumper(client):
+    from sensor_msgs.msg import Range
+    from std_msgs.msg import Bool
+    (sonar,) = wait_for_messages(client, Range, '/rover/sonar/range', count=1, timeout=20.0)
+    assert sonar.radiation_type == Range.ULTRASOUND
+    assert sonar.field_of_view == pytest.approx(math.radians(30), abs=1e-6)
+    assert sonar.header.frame_id == 'rover/sonar'
+    (rear,) = wait_for_messages(client, Range, '/rover/rear_range/range', count=1, timeout=20.0)
+    assert rear.radiation_type == Range.INFRARED
+    assert math.isinf(rear.range) or rear.min_range <= rear.range <= rear.max_range
+    (contact,) = wait_for_messages(client, Bool, '/rover/bumper/contact', count=1, timeout=20.0)
+    assert isinstance(contact.data, bool)
+
+
+def test_user_input_is_set_and_read_back(client):
+    from std_msgs.msg import Float64
+    (value,) = wait_for_messages(client, Float64, '/rover/speed_scale/value', count=1,
+                                 timeout=20.0, qos=qos(1, True))
+    assert value.data == pytest.approx(0.5)  # the scene's default
+    publisher = client.create_publisher(Float64, '/rover/speed_scale/set', 10)
+    seen = []
+    subscription = client.create_subscription(Float64, '/rover/speed_scale/value',
+                                              lambda m: seen.append(m.data), qos(1, True))
+    try:
+        assert spin_until(client, lambda: publisher.get_subscription_count() > 0, 20.0)
+        publisher.publish(Float64(data=0.8))
+        publisher.publish(Float64(data=7.0))  # outside [0, 1]: rejected, the value stays
+        assert spin_until(client, lambda: seen and seen[-1] == pytest.approx(0.8), 20.0)
+    finally:
+        client.destroy_subscription(subscription)
+        client.destroy_publisher(publisher)
+
+
+def test_trajectory_turns_the_pan_joint_in_sim_time(client):
+    from builtin_interfaces.msg import Duration
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    publisher = client.create_publisher(JointTrajectory, '/rover/joint_trajectory', 10)
+    samples = []
+
+    def record(msg):
+        samples.append((stamp(msg.header), msg.position[list(msg.name).index('pan_joint')]))
+    subscription = client.create_subscription(JointState, '/rover/joint_states', record, qos(200))
+    plan = JointTrajectory(joint_names=['pan_joint'], points=[
+        JointTrajectoryPoint(positions=[0.8], time_from_start=Duration(sec=1)),
+        JointTrajectoryPoint(positions=[-0.4], time_from_start=Duration(sec=2))])
+    try:
+        assert spin_until(client, lambda: publisher.get_subscription_count() > 0 and samples,
+                          20.0)
+        publisher.publish(plan)
+        assert spin_until(client, lambda: any(q > 0.75 for _, q in samples), 20.0)
+        peak = next(t for t, q in samples if q > 0.75)
+        assert spin_until(client, lambda: samples[-1][0] > peak + 1.5, 20.0)
+    finally:
+        client.destroy_subscription(subscription)
+        client.destroy_publisher(publisher)
+    start = next(t for t, q in samples if q > 0.02)
+    # linear from 0 to 0.8 rad over 1 s: 0.75 rad after ~0.94 s (the servo lags a little)
+    assert peak - start == pytest.approx(0.94, abs=0.15)
+    assert samples[-1][1] == pytest.approx(-0.4, abs=0.02)
+
+
+def test_robot_description_is_latched(client):
+    pytest.importorskip('scene_sim_ros.sim.urdf')
+    from std_msgs.msg import String
+    (msg,) = wait_for_messages(client, String, '/rover/robot_description', count=1,
+                               timeout=20.0, qos=qos(1, True))
+    assert '<robot' in msg.data and 'pan_joint' in msg.data

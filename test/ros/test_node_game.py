@@ -1,0 +1,280 @@
+"""The node on B-Human's Game.ros2 (14 NAOs), checked from this separate process as a user would:
+joint states at the step rate, TF to a camera's optical frame, /clock, lazy cameras, the IMU,
+a head command within the servo's speed limit, and bad commands rejected and counted.
+
+One node launch serves the whole module (each launch costs seconds).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip('rclpy')
+pytest.importorskip('tf2_msgs.msg')
+
+from support.processes import ManagedProcess  # noqa: E402
+from support.ros import spin_until, wait_for_messages  # noqa: E402
+
+from scene_sim_ros import load_scene  # noqa: E402
+from scene_sim_ros.scene import Pose  # noqa: E402
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO.parent / 'shared' / 'corpus'
+GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
+STEP = 0.012  # Game.ros2's stepLength
+
+
+@pytest.fixture(scope='module')
+def scene():
+    if not GAME.exists():
+        pytest.skip(f'corpus scene {GAME} is absent')
+    return load_scene(GAME)
+
+
+@pytest.fixture(scope='module')
+def sim_node(scene, tmp_path_factory):
+    argv = [sys.executable, '-u', '-m', 'scene_sim_ros.cli', 'run', str(GAME),
+            '--real-time-factor', '0']
+    with ManagedProcess(argv, log_dir=tmp_path_factory.mktemp('game'), name='sim_node',
+                        ready=r'real-time factor', ready_timeout=120.0) as proc:
+        yield proc
+
+
+@pytest.fixture(scope='module')
+def client(sim_node):
+    import rclpy
+    from rclpy.context import Context
+
+    context = Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('game_test_client', context=context)
+    yield node
+    node.destroy_node()
+    context.try_shutdown()
+
+
+def qos(depth=10, latched=False):
+    from rclpy.qos import DurabilityPolicy, QoSProfile
+    return QoSProfile(depth=depth, durability=DurabilityPolicy.TRANSIENT_LOCAL if latched
+                      else DurabilityPolicy.VOLATILE)
+
+
+def stamp(header):
+    return header.stamp.sec + header.stamp.nanosec * 1e-9
+
+
+class TfBuffer:
+    """The semantics of a tf2 buffer that matter here: the latest transform per child frame,
+    chained from a frame up to the root."""
+
+    def __init__(self):
+        self.parent: dict[str, tuple[str, Pose]] = {}
+
+    def add(self, msg):
+        for t in msg.transforms:
+            tr, rot = t.transform.translation, t.transform.rotation
+            self.parent[t.child_frame_id] = (t.header.frame_id, Pose(
+                (tr.x, tr.y, tr.z), (rot.x, rot.y, rot.z, rot.w)))
+
+    def lookup(self, target: str, source: str) -> Pose:
+        """Pose of ``source`` in ``target`` (``target`` must be an ancestor)."""
+        pose = Pose()
+        frame = source
+        while frame != target:
+            if frame not in self.parent:
+                raise LookupError(f'{source} does not chain up to {target}: {frame} has no parent')
+            parent, transform = self.parent[frame]
+            pose = transform * pose
+            frame = parent
+        return pose
+
+
+def latest_counter(client, topic):
+    from std_msgs.msg import UInt64
+    (msg,) = wait_for_messages(client, UInt64, topic, count=1, timeout=20.0, qos=qos(1, True))
+    return msg.data
+
+
+def test_joint_states_arrive_every_step_with_all_24_joints(client, scene):
+    from sensor_msgs.msg import JointState
+    messages = wait_for_messages(client, JointState, '/robot1/joint_states', count=20,
+                                 timeout=60.0, qos=qos(50))
+    expected = [j.name for j in scene.entity('robot1').movable_joints]
+    assert len(expected) == 24
+    for msg in messages:
+        assert list(msg.name) == expected
+        assert len(msg.position) == len(msg.velocity) == len(msg.effort) == 24
+        assert all(math.isfinite(v) for v in msg.position)
+    stamps = [stamp(m.header) for m in messages]
+    assert [b - a for a, b in zip(stamps, stamps[1:])] == pytest.approx([STEP] * 19, abs=1e-6)
+
+
+def test_clock_advances_monotonically_by_the_step(client):
+    from rosgraph_msgs.msg import Clock
+    messages = wait_for_messages(client, Clock, '/clock', count=30, timeout=60.0, qos=qos(50))
+    times = [m.clock.sec + m.clock.nanosec * 1e-9 for m in messages]
+    steps = [b - a for a, b in zip(times, times[1:])]
+    assert all(s > 0 for s in steps)
+    assert steps == pytest.approx([STEP] * len(steps), abs=1e-6)
+
+
+def test_tf_resolves_a_camera_optical_frame_from_the_world(client):
+    from tf2_msgs.msg import TFMessage
+    buffer = TfBuffer()
+    static = wait_for_messages(client, TFMessage, '/tf_static', count=1, timeout=30.0,
+                               qos=qos(1, True))
+    buffer.add(static[0])
+    for msg in wait_for_messages(client, TFMessage, '/tf', count=3, timeout=30.0, qos=qos(100)):
+        buffer.add(msg)
+    optical = buffer.lookup('world', 'robot1/CameraTop_optical_frame')
+    torso = buffer.lookup('world', 'robot1/robot1')
+    # a standing NAO's top camera is about half a metre up, at the front of the head
+    assert 0.35 < optical.position[2] < 0.65
+    forward = torso.rotate((1.0, 0.0, 0.0))
+    left = torso.rotate((0.0, 1.0, 0.0))
+    # optical axes: z along the view (robot forward), x to the right, y down
+    assert sum(a * b for a, b in zip(optical.rotate((0.0, 0.0, 1.0)), forward)) > 0.8
+    assert sum(a * b for a, b in zip(optical.rotate((1.0, 0.0, 0.0)), left)) < -0.8
+    assert optical.rotate((0.0, 1.0, 0.0))[2] < -0.8
+    # every robot's root hangs off the world, every moving link off its parent link
+    roots = {f'robot{k}/robot{k}' for k in (1, 2, 3, 4, 5, 6, 7, 21, 22, 23, 24, 25, 26, 27)}
+    assert roots <= {child for child, (parent, _) in buffer.parent.items() if parent == 'world'}
+    assert buffer.parent['robot1/Head'][0] == 'robot1/Neck'
+
+
+def test_camera_renders_only_while_subscribed_and_matches_its_info(client, sim_node):
+    from sensor_msgs.msg import CameraInfo, Image
+    topic = 'robot1/CameraBottom'
+    assert f'{topic}: subscribed' not in sim_node.output()
+    images, infos = [], []
+    image_sub = client.create_subscription(Image, f'/{topic}/image_raw', images.append, qos(2))
+    info_sub = client.create_subscription(CameraInfo, f'/{topic}/camera_info', infos.append,
+                                          qos(10))
+    try:
+        assert spin_until(client, lambda: len(images) >= 2 and len(infos) >= 2, 60.0)
+    finally:
+        client.destroy_subscription(image_sub)
+        client.destroy_subscription(info_sub)
+    sim_node.wait_for_output(f'{topic}: subscribed', timeout=10.0)
+    image = images[-1]
+    info = next(i for i in infos if stamp(i.header) == stamp(image.header))
+    assert (image.width, image.height) == (info.width, info.height) == (320, 240)
+    assert image.encoding == 'rgb8' and image.step == 3 * 320
+    assert len(image.data) == 3 * 320 * 240
+    assert image.header.frame_id == info.header.frame_id == 'robot1/CameraBottom_optical_frame'
+    assert info.distortion_model == 'plumb_bob' and list(info.d) == [0.0] * 5
+    fx = 320 / (2 * math.tan(0.9546951008408983 / 2))
+    assert info.k[0] == pytest.approx(fx) and info.p[0] == pytest.approx(fx)
+    sim_node.wait_for_output(f'{topic}: no subscribers, stopped reading', timeout=30.0)
+
+
+def test_imu_reads_gravity_at_rest(client):
+    from sensor_msgs.msg import Imu
+    messages = wait_for_messages(client, Imu, '/robot1/imu/data_raw', count=10, timeout=30.0)
+    z = sum(m.linear_acceleration.z for m in messages) / len(messages)
+    assert z == pytest.approx(9.81, abs=0.5)
+    msg = messages[-1]
+    assert msg.header.frame_id == 'robot1/Accelerometer'
+    assert msg.orientation_covariance[0] == -1.0
+    assert msg.linear_acceleration_covariance[0] > 0.0
+    assert msg.angular_velocity_covariance[0] > 0.0
+
+
+def test_head_yaw_command_turns_the_head_within_the_servo_speed_limit(client, scene):
+    from sensor_msgs.msg import JointState
+    limit = scene.entity('robot1').joint('HeadYaw').motor.max_velocity
+    target = 0.8
+    publisher = client.create_publisher(JointState, '/robot1/joint_commands', 10)
+    samples: list[tuple[float, float]] = []
+
+    def record(msg):
+        samples.append((stamp(msg.header), msg.position[list(msg.name).index('HeadYaw')]))
+    subscription = client.create_subscription(JointState, '/robot1/joint_states', record, qos(100))
+    try:
+        assert spin_until(client, lambda: publisher.get_subscription_count() > 0, 20.0)
+        publisher.publish(JointState(name=['HeadYaw'], position=[target]))
+        assert spin_until(client, lambda: samples and abs(samples[-1][1] - target) < 0.02, 60.0)
+        reached = samples[-1][0]
+        assert spin_until(client, lambda: samples[-1][0] > reached + 0.2, 30.0)
+    finally:
+        client.destroy_subscription(subscription)
+        client.destroy_publisher(publisher)
+    speeds = [abs(q1 - q0) / (t1 - t0) for (t0, q0), (t1, q1) in zip(samples, samples[1:])
+              if t1 > t0]
+    assert max(speeds) <= limit * 1.05
+    assert max(speeds) > 0.3 * limit  # it did move, not teleport
+    assert samples[-1][1] == pytest.approx(target, abs=0.02)  # and stays there
+
+
+def test_head_pitch_trajectory_is_executed_in_sim_time(client):
+    from builtin_interfaces.msg import Duration
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    publisher = client.create_publisher(JointTrajectory, '/robot1/joint_trajectory', 10)
+    samples = []
+
+    def record(msg):
+        samples.append((stamp(msg.header), msg.position[list(msg.name).index('HeadPitch')]))
+    subscription = client.create_subscription(JointState, '/robot1/joint_states', record, qos(100))
+    plan = JointTrajectory(joint_names=['HeadPitch'], points=[
+        JointTrajectoryPoint(positions=[0.3], time_from_start=Duration(sec=1)),
+        JointTrajectoryPoint(positions=[-0.3], time_from_start=Duration(sec=2))])
+    try:
+        assert spin_until(client, lambda: publisher.get_subscription_count() > 0, 20.0)
+        assert spin_until(client, lambda: len(samples) > 2, 20.0)
+        publisher.publish(plan)
+        assert spin_until(client, lambda: any(q > 0.25 for _, q in samples), 60.0)
+        peak_time = next(t for t, q in samples if q > 0.25)
+        assert spin_until(client, lambda: samples[-1][0] > peak_time + 1.5, 60.0)
+    finally:
+        client.destroy_subscription(subscription)
+        client.destroy_publisher(publisher)
+    start = next(t for t, q in samples if abs(q) > 0.01)
+    assert peak_time - start == pytest.approx(1.0, abs=0.25)  # 0.3 rad after ~1 s of sim time
+    assert samples[-1][1] == pytest.approx(-0.3, abs=0.03)
+
+
+def test_bad_commands_are_rejected_counted_and_survived(client):
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+    before = latest_counter(client, '/scene_sim/rejected_commands')
+    joint_commands = client.create_publisher(JointState, '/robot1/joint_commands', 10)
+    forward = client.create_publisher(Float64MultiArray, '/robot1/position_controller/commands',
+                                      10)
+    try:
+        assert spin_until(client, lambda: joint_commands.get_subscription_count() > 0
+                          and forward.get_subscription_count() > 0, 20.0)
+        joint_commands.publish(JointState(name=['HeadYaw'], position=[math.nan]))
+        joint_commands.publish(JointState(name=['NoSuchJoint'], position=[0.1]))
+        joint_commands.publish(JointState(name=['HeadYaw', 'HeadPitch'], position=[0.1]))
+        forward.publish(Float64MultiArray(data=[0.0] * 23))
+        deadline = time.monotonic() + 20.0
+        count = before
+        while count < before + 4 and time.monotonic() < deadline:
+            count = latest_counter(client, '/scene_sim/rejected_commands')
+    finally:
+        client.destroy_publisher(joint_commands)
+        client.destroy_publisher(forward)
+    assert count == before + 4
+    clocks = wait_for_messages(client, Clock, '/clock', count=5, timeout=20.0)
+    assert clocks[-1].clock.sec * 1e9 + clocks[-1].clock.nanosec > \
+        clocks[0].clock.sec * 1e9 + clocks[0].clock.nanosec  # still stepping
+
+
+def test_topics_on_the_graph_match_the_cli_listing(client, scene):
+    from scene_sim_ros.ros.interface_list import interface_rows
+    expected = {(topic, msg_type) for direction, topic, msg_type in interface_rows(scene)
+                if direction == 'pub' and topic.startswith('/robot1/')}
+
+    def published():
+        graph = {(name, t) for name, types in client.get_topic_names_and_types() for t in types}
+        return expected <= graph
+    assert spin_until(client, published, 20.0), 'the graph lacks some listed topics'
