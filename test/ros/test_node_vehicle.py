@@ -1,0 +1,101 @@
+"""The node on SimRobot's SimpleVehicle.ros2 under a namespace, from a separate process: the
+wheels turn on a velocity command and TF shows the car moving; the namespace moves every topic
+of the car but not /tf and /clock. One launch serves the module."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip('rclpy')
+pytest.importorskip('tf2_msgs.msg')
+
+from support.processes import ManagedProcess  # noqa: E402
+from support.ros import spin_until, wait_for_messages  # noqa: E402
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+VEHICLE = REPO.parent / 'shared' / 'corpus' / 'simrobot' / 'SimRobot' / 'Scenes' / 'SimpleVehicle.ros2'
+
+
+@pytest.fixture(scope='module')
+def sim_node(tmp_path_factory):
+    if not VEHICLE.exists():
+        pytest.skip(f'corpus scene {VEHICLE} is absent')
+    argv = [sys.executable, '-u', '-m', 'scene_sim_ros.cli', 'run', str(VEHICLE),
+            '--namespace', 'sim', '--real-time-factor', '2']
+    with ManagedProcess(argv, log_dir=tmp_path_factory.mktemp('vehicle'), name='sim_node',
+                        ready=r'real-time factor', ready_timeout=60.0) as proc:
+        yield proc
+
+
+@pytest.fixture(scope='module')
+def client(sim_node):
+    import rclpy
+    from rclpy.context import Context
+
+    context = Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('vehicle_test_client', context=context)
+    yield node
+    node.destroy_node()
+    context.try_shutdown()
+
+
+def car_position(client):
+    from tf2_msgs.msg import TFMessage
+    found = []
+
+    def take(msg):
+        found.extend(t.transform.translation for t in msg.transforms
+                     if (t.header.frame_id, t.child_frame_id) == ('world', 'car/car'))
+    subscription = client.create_subscription(TFMessage, '/tf', take, 100)
+    try:
+        assert spin_until(client, lambda: bool(found), 20.0), 'no world -> car/car on /tf'
+    finally:
+        client.destroy_subscription(subscription)
+    return (found[-1].x, found[-1].y, found[-1].z)
+
+
+def test_namespace_moves_the_car_topics_but_not_tf_and_clock(client):
+    from sensor_msgs.msg import JointState
+    (msg,) = wait_for_messages(client, JointState, '/sim/car/joint_states', count=1, timeout=20.0)
+    assert list(msg.name) == ['backLeft', 'backRight', 'frontLeft', 'frontRight']
+    names = {name for name, _ in client.get_topic_names_and_types()}
+    assert '/car/joint_states' not in names
+    assert {'/tf', '/tf_static', '/clock', '/sim/scene_sim/rejected_commands'} <= names
+
+
+def test_velocity_command_drives_the_car(client):
+    from std_msgs.msg import Float64MultiArray
+    start = car_position(client)
+    publisher = client.create_publisher(Float64MultiArray, '/sim/car/velocity_controller/commands',
+                                        10)
+    try:
+        assert spin_until(client, lambda: publisher.get_subscription_count() > 0, 20.0)
+        publisher.publish(Float64MultiArray(data=[3.0, 3.0, 3.0, 3.0]))
+        moved = []
+
+        def far_enough():
+            position = car_position(client)
+            moved[:] = [math.dist(position[:2], start[:2])]
+            return moved[0] > 0.3
+        assert spin_until(client, far_enough, 30.0), f'the car moved only {moved} m'
+    finally:
+        publisher.publish(Float64MultiArray(data=[0.0, 0.0, 0.0, 0.0]))
+        client.destroy_publisher(publisher)
+
+
+def test_one_row_spherical_depth_sensor_is_a_laser_scan(client):
+    from sensor_msgs.msg import LaserScan
+    (scan,) = wait_for_messages(client, LaserScan, '/sim/car/LaserRangeFinder/scan', count=1,
+                                timeout=20.0)
+    assert len(scan.ranges) == 100
+    assert scan.angle_min == pytest.approx(-math.radians(60), abs=1e-6)
+    assert scan.angle_max == pytest.approx(math.radians(60), abs=1e-6)
+    assert (scan.range_min, scan.range_max) == pytest.approx((0.03, 3.0))
+    assert scan.header.frame_id == 'car/LaserRangeFinder'
