@@ -1,0 +1,170 @@
+"""Webots-Supervisor extras the standard lacks, on existing message types (topics under the
+node's private namespace, ``~/``; docs/supervisor.md documents each):
+
+==============================  ==============================  ===============================
+topic                           type                            effect
+==============================  ==============================  ===============================
+``~/apply_wrench``              geometry_msgs/WrenchStamped     force/torque on ``frame_id`` =
+                                                                ``entity`` or ``entity/link``,
+                                                                in that frame, at its centre of
+                                                                mass, for ``wrench_duration`` s
+``~/reset_entity``              std_msgs/String                 one entity back to its initial
+                                                                pose, velocity, joints, motors
+``~/set_joint_positions``       sensor_msgs/JointState          teleport joints of entity
+                                                                ``header.frame_id`` (at rest)
+``~/scene_camera/viewpoint``    geometry_msgs/PoseStamped       render the scene from this pose
+                                                                (world frame, x forward) ...
+``~/scene_camera/image_raw``    sensor_msgs/Image (out)         ... and publish it here (rgb8)
+==============================  ==============================  ===============================
+
+Requests run on the physics thread at the next step boundary (also while paused); bad ones are
+rejected with a throttled warning and counted in ``~/rejected_commands``, like bad commands.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pybullet as pb
+from geometry_msgs.msg import PoseStamped, WrenchStamped
+from rcl_interfaces.msg import ParameterDescriptor
+from sensor_msgs.msg import Image, JointState
+from std_msgs.msg import String
+
+from .. import qos
+from ..conversions import set_stamp
+from .logic import checked_pose, checked_vector
+
+if TYPE_CHECKING:
+    from .services import Supervisor
+
+SCENE_CAMERA = {'width': 640, 'height': 480, 'fov_y': 45.0, 'near': 0.05, 'far': 50.0}
+
+
+class Extras:
+    def __init__(self, supervisor: Supervisor):
+        self.supervisor = supervisor
+        node = self.node = supervisor.node
+        node.declare_parameter('wrench_duration', 0.0, ParameterDescriptor(
+            description='seconds of sim time that ~/apply_wrench acts (0: one step)'))
+        for key, value in SCENE_CAMERA.items():
+            node.declare_parameter(f'scene_camera.{key}', value, ParameterDescriptor(
+                description=f'~/scene_camera {key}', read_only=True))
+        self.image_publisher = node.create_publisher(Image, '~/scene_camera/image_raw',
+                                                     qos.IMAGE)
+        self.subscriptions = [
+            node.create_subscription(WrenchStamped, '~/apply_wrench', self.on_wrench,
+                                     qos.COMMAND),
+            node.create_subscription(String, '~/reset_entity', self.on_reset_entity,
+                                     qos.COMMAND),
+            node.create_subscription(JointState, '~/set_joint_positions',
+                                     self.on_joint_positions, qos.COMMAND),
+            node.create_subscription(PoseStamped, '~/scene_camera/viewpoint',
+                                     self.on_viewpoint, qos.COMMAND),
+        ]
+
+    def _run(self, source: str, task: Any) -> None:
+        """Queue ``task`` for the physics thread; its exceptions become rejections."""
+        def guarded() -> None:
+            try:
+                task()
+            except Exception as err:  # noqa: BLE001 - SimulationError, unknown names
+                self.node.reject(source, str(err))
+        self.node.stepper.submit(guarded, want_result=False)
+
+    # --- callbacks (executor thread) ----------------------------------------------------------
+
+    def on_wrench(self, msg: WrenchStamped) -> None:
+        source = '~/apply_wrench'
+        try:
+            force = checked_vector((msg.wrench.force.x, msg.wrench.force.y,
+                                    msg.wrench.force.z), 'force')
+            torque = checked_vector((msg.wrench.torque.x, msg.wrench.torque.y,
+                                     msg.wrench.torque.z), 'torque')
+        except ValueError as err:
+            self.node.reject(source, str(err))
+            return
+        duration = float(self.node.get_parameter('wrench_duration').value)
+        target = msg.header.frame_id
+        sim = self.node.sim
+
+        def push() -> None:
+            entity, _, link = target.partition('/')
+            self.supervisor.entity(entity)
+            _, orientation = sim.get_pose(target)
+            rotation = np.array(pb.getMatrixFromQuaternion(orientation)).reshape(3, 3)
+            sim.apply_force(entity, link or None, rotation @ force, rotation @ torque,
+                            duration)
+        self._run(source, push)
+
+    def on_reset_entity(self, msg: String) -> None:
+        def reset() -> None:
+            self.supervisor.entity(msg.data)
+            self.node.sim.reset_entity(msg.data)
+            bridge = self.node.bridges[msg.data]
+            bridge.trajectory = None
+            self.supervisor.refresh_tf()
+        self._run('~/reset_entity', reset)
+
+    def on_joint_positions(self, msg: JointState) -> None:
+        source = '~/set_joint_positions'
+        names, positions = list(msg.name), [float(p) for p in msg.position]
+        if len(names) != len(positions) or not names:
+            self.node.reject(source, f'{len(names)} names and {len(positions)} positions')
+            return
+        if not all(math.isfinite(p) for p in positions):
+            self.node.reject(source, 'positions must be finite')
+            return
+        entity = msg.header.frame_id
+
+        def teleport() -> None:
+            self.supervisor.entity(entity)
+            for joint, position in zip(names, positions):
+                self.node.sim.set_joint_position(entity, joint, position)
+            bridge = self.node.bridges[entity]
+            bridge.trajectory = None
+            self.supervisor.refresh_tf()
+        self._run(source, teleport)
+
+    def on_viewpoint(self, msg: PoseStamped) -> None:
+        source = '~/scene_camera/viewpoint'
+        p, q = msg.pose.position, msg.pose.orientation
+        try:
+            pose = checked_pose((p.x, p.y, p.z), (q.x, q.y, q.z, q.w))
+        except ValueError as err:
+            self.node.reject(source, str(err))
+            return
+        self._run(source, lambda: self.render(pose))
+
+    # --- physics thread -----------------------------------------------------------------------
+
+    def render(self, pose: Any) -> None:
+        """Render the whole scene from ``pose`` (camera looking along its +x, z up)."""
+        get = self.node.get_parameter
+        width, height = int(get('scene_camera.width').value), int(get('scene_camera.height').value)
+        near, far = float(get('scene_camera.near').value), float(get('scene_camera.far').value)
+        eye = pose.position
+        forward, up = pose.rotate((1.0, 0.0, 0.0)), pose.rotate((0.0, 0.0, 1.0))
+        target = tuple(e + f for e, f in zip(eye, forward))
+        client = self.node.sim.client
+        view = pb.computeViewMatrix(eye, target, up, physicsClientId=client)
+        projection = pb.computeProjectionMatrixFOV(float(get('scene_camera.fov_y').value),
+                                                   width / height, near, far,
+                                                   physicsClientId=client)
+        _, _, rgba, _, _ = pb.getCameraImage(width, height, view, projection,
+                                             renderer=pb.ER_TINY_RENDERER,
+                                             physicsClientId=client)
+        rgb = np.asarray(rgba, dtype=np.uint8).reshape(height, width, 4)[:, :, :3]
+        image = Image(height=height, width=width, encoding='rgb8', step=3 * width)
+        image.header.frame_id = self.node.frames.world
+        set_stamp(image.header.stamp, self.node.stepper.time)
+        image.data = np.ascontiguousarray(rgb).tobytes()
+        self.node.publish(self.image_publisher, image)
+
+    def destroy(self) -> None:
+        for subscription in self.subscriptions:
+            self.node.destroy_subscription(subscription)
+        self.node.destroy_publisher(self.image_publisher)
+        self.subscriptions.clear()

@@ -1,0 +1,32 @@
+"""What ``get_simulator_features`` advertises: exactly what the supervisor implements (each
+code here has a handler and a test in test/ros/test_supervisor*.py)."""
+
+from __future__ import annotations
+
+from simulation_interfaces.msg import SimulatorFeatures
+
+F = SimulatorFeatures
+
+SUPPORTED = (
+    F.SPAWNING, F.DELETING, F.SPAWNING_RESOURCE_STRING,
+    F.ENTITY_TAGS, F.ENTITY_CATEGORIES,
+    F.ENTITY_STATE_GETTING, F.ENTITY_STATE_SETTING, F.ENTITY_INFO_GETTING,
+    F.SIMULATION_RESET, F.SIMULATION_RESET_STATE, F.SIMULATION_RESET_SPAWNED,
+    F.SIMULATION_STATE_GETTING, F.SIMULATION_STATE_SETTING, F.SIMULATION_STATE_PAUSE,
+    F.STEP_SIMULATION_SINGLE, F.STEP_SIMULATION_MULTIPLE, F.STEP_SIMULATION_ACTION,
+)
+"""Not offered: named poses, bounds, entity info setting, spawnables, SCOPE_TIME resets (sim
+time never goes back), worlds, SpawnEntities."""
+
+SPAWN_FORMATS = ('simrobot',)
+
+CUSTOM_INFO = (
+    'scene_sim_ros (PyBullet). spawn: a SimRobot <Body>/<Compound> fragment inline or in a '
+    'file, or "file#entity" for one entity of any scene file the node loads (.ros2/.rsi2/.ros3, '
+    '.wbt, Simox/RaiSim .xml, .urdf). Reference frames: "" or "world", an entity name, '
+    '"entity/link". Resets keep /clock increasing. Extras: see docs/supervisor.md.')
+
+
+def simulator_features() -> SimulatorFeatures:
+    return SimulatorFeatures(features=list(SUPPORTED), spawn_formats=list(SPAWN_FORMATS),
+                             custom_info=CUSTOM_INFO)

@@ -1,0 +1,212 @@
+"""The supervisor's decisions as plain Python (no rclpy): reference frames, kinematic state in
+a frame, reset scopes, spawn names and resources, entity filters. The services translate
+messages to these values and back.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from ...errors import SceneLoadError
+from ...scene import Entity, Pose
+from ...scene.transforms import cross, quat_normalized
+
+Vector = tuple[float, float, float]
+
+WORLD_FRAMES = ('', 'world')
+"""Reference frames meaning the world (the node's ``world_frame`` parameter is one too)."""
+
+SIMROBOT_SUFFIXES = ('.ros2', '.rsi2', '.ros3', '.rsi3')
+
+VALID_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*\Z')
+"""Names of spawned entities: one ROS name token, so that topics and frames follow it."""
+
+# reset scope bits of simulation_interfaces/srv/ResetSimulation
+SCOPE_DEFAULT, SCOPE_TIME, SCOPE_STATE, SCOPE_SPAWNED, SCOPE_ALL = 0, 1, 2, 4, 255
+
+
+class SupervisorError(Exception):
+    """A request that cannot be served: ``code`` is the Result code to answer with."""
+
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """Kinematic state of a frame: pose, linear velocity of its origin, angular velocity."""
+
+    pose: Pose
+    linear: Vector
+    angular: Vector
+
+
+# --- frames and states ----------------------------------------------------------------------
+
+def is_world(frame: str, world_frame: str) -> bool:
+    return frame in WORLD_FRAMES or frame == world_frame
+
+
+def relative_state(state: State, reference: State) -> State:
+    """``state`` (world) as seen from the moving frame ``reference`` (world): pose in that
+    frame, velocities relative to it, expressed in its axes."""
+    inverse = reference.pose.inverse()
+    offset = _sub(state.pose.position, reference.pose.position)
+    linear = _sub(_sub(state.linear, reference.linear), cross(reference.angular, offset))
+    return State(inverse * state.pose, inverse.rotate(linear),
+                 inverse.rotate(_sub(state.angular, reference.angular)))
+
+
+def world_state(state: State, reference: State) -> State:
+    """Inverse of :func:`relative_state`: ``state`` given in ``reference``, in the world."""
+    pose = reference.pose * state.pose
+    offset = _sub(pose.position, reference.pose.position)
+    linear = _add(_add(reference.linear, cross(reference.angular, offset)),
+                  reference.pose.rotate(state.linear))
+    return State(pose, linear, _add(reference.angular, reference.pose.rotate(state.angular)))
+
+
+def checked_pose(position: Sequence[float], orientation: Sequence[float]) -> Pose:
+    """A pose from message numbers; ValueError for non-finite values or a zero quaternion.
+    Other quaternions are normalised (as Gazebo and PyBullet do)."""
+    values = [float(v) for v in (*position, *orientation)]
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError(f'pose has non-finite values: {values}')
+    if math.sqrt(sum(v * v for v in values[3:])) < 1e-9:
+        raise ValueError('pose has a zero quaternion')
+    return Pose(tuple(values[:3]), quat_normalized(values[3:]))  # type: ignore[arg-type]
+
+
+def checked_vector(values: Sequence[float], what: str) -> Vector:
+    vector = tuple(float(v) for v in values)
+    if not all(math.isfinite(v) for v in vector):
+        raise ValueError(f'{what} has non-finite values: {list(vector)}')
+    return vector  # type: ignore[return-value]
+
+
+def _add(a: Sequence[float], b: Sequence[float]) -> Vector:
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+def _sub(a: Sequence[float], b: Sequence[float]) -> Vector:
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+# --- reset scopes ---------------------------------------------------------------------------
+
+def reset_scope(bits: int) -> str:
+    """The Simulation.reset scope for a ResetSimulation ``scope`` bit field.
+
+    SCOPE_TIME is accepted only together with another scope and then changes nothing: sim time
+    never goes back (see docs/supervisor.md). Raises ValueError for what we cannot do.
+    """
+    if bits in (SCOPE_DEFAULT, SCOPE_ALL):
+        return 'all'
+    unknown = bits & ~(SCOPE_TIME | SCOPE_STATE | SCOPE_SPAWNED)
+    if unknown:
+        raise ValueError(f'unknown reset scope bits {unknown:#x}')
+    state, spawned = bool(bits & SCOPE_STATE), bool(bits & SCOPE_SPAWNED)
+    if state and spawned:
+        return 'all'
+    if state:
+        return 'state'
+    if spawned:
+        return 'spawned'
+    raise ValueError('SCOPE_TIME alone is not supported: simulation time never goes back; '
+                     'reset with SCOPE_STATE (time keeps increasing)')
+
+
+# --- spawning -------------------------------------------------------------------------------
+
+def unique_name(wanted: str, taken: set[str]) -> str:
+    """``wanted`` if free, else ``wanted_2``, ``wanted_3``, ..."""
+    if wanted not in taken:
+        return wanted
+    k = 2
+    while f'{wanted}_{k}' in taken:
+        k += 1
+    return f'{wanted}_{k}'
+
+
+def resource_path(uri: str) -> tuple[Path, str]:
+    """``(path, entity)`` of a spawn URI: a path or ``file://`` URI, optionally ending in
+    ``#name`` to take one entity out of a whole scene file. Raises ValueError for other
+    schemes."""
+    parsed = urlparse(uri)
+    if parsed.scheme == 'file':
+        path = unquote(parsed.netloc + parsed.path)
+    elif parsed.scheme == '' or len(parsed.scheme) == 1:  # a path (or a Windows drive)
+        path, _, _ = uri.partition('#')
+    else:
+        raise ValueError(f'unsupported URI scheme {parsed.scheme!r} (use a path or file://)')
+    return Path(path).expanduser(), parsed.fragment
+
+
+def load_spawn_entity(uri: str, text: str) -> Entity:
+    """The entity a spawn request describes (its name and pose as the description has them).
+
+    ``text``: a SimRobot ``<Body>``/``<Compound>`` fragment (or a ``<Simulation>`` holding one
+    plus its definitions). ``uri``: a file with such a fragment, or ``scene-file#entity`` for one
+    entity of any scene format this package loads. Raises SceneLoadError, FileNotFoundError or
+    ValueError (unsupported format or scheme).
+    """
+    from ...formats.simrobot import load_entity_fragment
+    if not uri:
+        return load_entity_fragment(text, source='<resource_string>')
+    path, entity_name = resource_path(uri)
+    if not path.is_file():
+        raise FileNotFoundError(f'no such file: {path}')
+    if entity_name:
+        from ...formats import load_scene
+        scene = load_scene(path)
+        for entity in scene.entities:
+            if entity.name == entity_name:
+                return entity
+        raise SceneLoadError(f'no entity {entity_name!r} in the scene; entities: '
+                             + ', '.join(e.name for e in scene.entities), str(path), 0)
+    if path.suffix.lower() not in SIMROBOT_SUFFIXES + ('.xml',):
+        raise ValueError(f'{path.name}: a spawn file must be a SimRobot fragment '
+                         f'({", ".join(SIMROBOT_SUFFIXES)}) or name an entity: file#entity')
+    return load_entity_fragment(path.read_text(encoding='utf-8'), base_dir=path.parent,
+                                source=str(path))
+
+
+def placed(entity: Entity, name: str, pose: Pose) -> Entity:
+    """``entity`` renamed and put at ``pose``: the description's own placement (e.g. a body
+    written 0.2 m above the ground) applies relative to the requested pose."""
+    return replace(entity, name=name, pose=pose * entity.pose)
+
+
+# --- filters and info -----------------------------------------------------------------------
+
+def entity_tags(entity: Entity, spawned: bool) -> list[str]:
+    """Tags of an entity: its kind, 'spawned' or 'loaded', 'fixed' for fixed-base ones."""
+    tags = [entity.kind, 'spawned' if spawned else 'loaded']
+    if entity.fixed_base:
+        tags.append('fixed')
+    return tags
+
+
+def tags_match(tags: Sequence[str], wanted: Sequence[str], match_all: bool) -> bool:
+    if not wanted:
+        return True
+    hits = [tag in tags for tag in wanted]
+    return all(hits) if match_all else any(hits)
+
+
+def name_filter(pattern: str):
+    """A predicate for a POSIX-ERE-like name filter (Python ``re.search``); ValueError when
+    the expression does not compile."""
+    if not pattern:
+        return lambda name: True
+    try:
+        compiled = re.compile(pattern)
+    except re.error as err:
+        raise ValueError(f'bad name filter {pattern!r}: {err}') from None
+    return lambda name: compiled.search(name) is not None

@@ -1,0 +1,409 @@
+"""Supervisor services (simulation_interfaces) of the node, called from a separate process.
+
+One node launch serves the module: a small scene with a ball and a four-wheeled car modelled
+on SimRobot's SimpleVehicle, started paused. Tests run in file order where they depend on the
+state (pause/step first, reset after spawn/delete).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import textwrap
+
+import pytest
+
+pytest.importorskip('rclpy')
+pytest.importorskip('simulation_interfaces.srv')
+
+from support.processes import ManagedProcess  # noqa: E402
+from support.ros import call_service, spin_until, wait_for_messages  # noqa: E402
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow]
+
+STEP = 0.01
+
+WHEEL = """
+      <Hinge name="{name}">
+        <Translation x="{x}" y="{y}" z="-0.01"/>
+        <Axis y="1.0"><VelocityMotor maxVelocity="10" maxForce="10.0"/></Axis>
+        <Body name="{name}_wheel">
+          <SphereAppearance radius="0.05"><Surface ref="yellow"/></SphereAppearance>
+          <SphereGeometry radius="0.05"/>
+          <SphereMass value="0.2kg" radius="0.05"/>
+        </Body>
+      </Hinge>"""
+
+CAR = """
+    <Body name="car">
+      <Translation z="0.07"/>
+      <BoxAppearance width="0.2" depth="0.4" height="0.06"><Surface ref="yellow"/></BoxAppearance>
+      <BoxGeometry width="0.2" depth="0.4" height="0.06"/>
+      <BoxMass value="2kg" width="0.2" depth="0.4" height="0.06"/>
+      {wheels}
+    </Body>""".format(wheels=''.join(
+    WHEEL.format(name=n, x=x, y=y) for n, x, y in (
+        ('backLeft', -0.12, 0.13), ('backRight', -0.12, -0.13),
+        ('frontLeft', 0.12, 0.13), ('frontRight', 0.12, -0.13))))
+
+SURFACE = '<Surface name="yellow" diffuseColor="rgb(90%, 90%, 0%)"/>'
+
+SCENE = f"""
+<Simulation>
+  {SURFACE}
+  <Scene name="SupervisorTest" stepLength="{STEP}s">
+    <Compound name="ground">
+      <Translation z="-0.1"/>
+      <BoxGeometry width="20" depth="20" height="0.2"/>
+    </Compound>
+    <Body name="ball">
+      <Translation x="2" z="0.5"/>
+      <SphereGeometry radius="0.1"/>
+      <SphereMass value="1kg" radius="0.1"/>
+    </Body>
+    {CAR}
+  </Scene>
+</Simulation>"""
+
+CAR_FRAGMENT = f'<Simulation>{SURFACE}{CAR}</Simulation>'
+
+
+@pytest.fixture(scope='module')
+def sim_node(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('supervisor')
+    scene = folder / 'scene.ros2'
+    scene.write_text(textwrap.dedent(SCENE))
+    argv = [sys.executable, '-u', '-m', 'scene_sim_ros.cli', 'run', str(scene), '--paused',
+            '--real-time-factor', '0']
+    with ManagedProcess(argv, log_dir=folder, name='sim_node', ready=r'real-time factor',
+                        ready_timeout=60.0) as proc:
+        yield proc
+
+
+@pytest.fixture(scope='module')
+def client(sim_node):
+    import rclpy
+    from rclpy.context import Context
+
+    context = Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('supervisor_test_client', context=context)
+    yield node
+    node.destroy_node()
+    context.try_shutdown()
+
+
+def call(client, srv_type, name, **fields):
+    return call_service(client, srv_type, f'/{name}', srv_type.Request(**fields), timeout=20.0)
+
+
+class ClockLog:
+    """/clock messages (sim seconds) received while the test runs."""
+
+    def __init__(self, client):
+        from rosgraph_msgs.msg import Clock
+        self.client, self.times = client, []
+        self.subscription = client.create_subscription(
+            Clock, '/clock', lambda m: self.times.append(m.clock.sec + m.clock.nanosec * 1e-9), 100)
+        assert spin_until(client, lambda: self.subscription.get_publisher_count() > 0, 10.0)
+
+    def wait(self, count):
+        assert spin_until(self.client, lambda: len(self.times) >= count, 10.0), self.times
+        return self.times[-1]
+
+    def close(self):
+        self.client.destroy_subscription(self.subscription)
+
+
+@pytest.fixture
+def clock(client):
+    log = ClockLog(client)
+    yield log
+    log.close()
+
+
+def entity_state(client, name):
+    from simulation_interfaces.srv import GetEntityState
+    response = call(client, GetEntityState, 'get_entity_state', entity=name)
+    assert response.result.result == 1, response.result.error_message
+    return response.state
+
+
+def set_state(client, target):
+    from simulation_interfaces.msg import SimulationState
+    from simulation_interfaces.srv import SetSimulationState
+    return call(client, SetSimulationState, 'set_simulation_state',
+                state=SimulationState(state=target)).result
+
+
+def step(client, steps):
+    from simulation_interfaces.srv import StepSimulation
+    return call(client, StepSimulation, 'step_simulation', steps=steps).result
+
+
+def tf_of(client, child):
+    from tf2_msgs.msg import TFMessage
+    found = []
+
+    def take(msg):
+        found.extend(t.transform.translation for t in msg.transforms
+                     if t.child_frame_id == child)
+    subscription = client.create_subscription(TFMessage, '/tf', take, 100)
+    try:
+        step(client, 1)
+        assert spin_until(client, lambda: bool(found), 10.0), f'no {child} on /tf'
+    finally:
+        client.destroy_subscription(subscription)
+    return found[-1]
+
+
+# --- features and state -------------------------------------------------------------------------
+
+def test_features_advertise_stepping_spawning_and_state(client):
+    from simulation_interfaces.msg import SimulatorFeatures as F
+    from simulation_interfaces.srv import GetSimulatorFeatures
+    features = call(client, GetSimulatorFeatures, 'get_simulator_features').features
+    assert {F.STEP_SIMULATION_ACTION, F.SPAWNING, F.DELETING, F.ENTITY_STATE_SETTING,
+            F.SIMULATION_RESET_STATE} <= set(features.features)
+    assert F.SIMULATION_RESET_TIME not in features.features
+    assert F.NAMED_POSES not in features.features
+    assert list(features.spawn_formats) == ['simrobot']
+
+
+def test_node_starts_paused(client):
+    from simulation_interfaces.msg import SimulationState
+    from simulation_interfaces.srv import GetSimulationState
+    response = call(client, GetSimulationState, 'get_simulation_state')
+    assert response.state.state == SimulationState.STATE_PAUSED
+
+
+def test_step_simulation_advances_clock_by_exactly_n_steps_and_the_ball_falls(client, clock):
+    before_z = entity_state(client, 'ball').pose.position.z
+    step(client, 1)
+    t0 = clock.wait(1)
+    result = step(client, 10)
+    assert result.result == 1, result.error_message
+    assert clock.wait(11) == pytest.approx(t0 + 10 * STEP, abs=1e-9)
+    assert len(clock.times) == 11
+    after = entity_state(client, 'ball')
+    assert after.pose.position.z < before_z - 0.5 * 9.81 * (10 * STEP) ** 2 * 0.9
+    assert after.twist.linear.z < -0.9 * 9.81 * 11 * STEP
+
+
+def test_simulate_steps_action_gives_feedback_and_completes(client, clock):
+    from rclpy.action import ActionClient
+    from simulation_interfaces.action import SimulateSteps
+    action = ActionClient(client, SimulateSteps, '/simulate_steps')
+    try:
+        assert spin_until(client, action.server_is_ready, 20.0)
+        step(client, 1)
+        t0 = clock.wait(1)
+        feedback = []
+        goal = action.send_goal_async(SimulateSteps.Goal(steps=5),
+                                      feedback_callback=lambda m: feedback.append(m.feedback))
+        assert spin_until(client, goal.done, 10.0)
+        result = goal.result().get_result_async()
+        assert spin_until(client, result.done, 10.0)
+        assert result.result().result.result.result == 1
+        spin_until(client, lambda: len(feedback) >= 5, 2.0)
+        assert [(f.completed_steps, f.remaining_steps) for f in feedback] == [
+            (k, 5 - k) for k in range(1, 6)]
+        assert clock.wait(6) == pytest.approx(t0 + 5 * STEP, abs=1e-9)
+    finally:
+        action.destroy()
+
+
+def test_stepping_while_playing_fails_and_state_transitions_report_codes(client):
+    from simulation_interfaces.msg import SimulationState as S
+    assert set_state(client, S.STATE_PLAYING).result == 1
+    assert set_state(client, S.STATE_PLAYING).result == 101  # ALREADY_IN_TARGET_STATE
+    result = step(client, 3)
+    assert result.result == 4 and 'paused' in result.error_message  # OPERATION_FAILED
+    assert set_state(client, S.STATE_PAUSED).result == 1
+    assert set_state(client, 42).result == 103  # INCORRECT_TRANSITION
+    assert step(client, 0).result == 4
+
+
+# --- entity state -------------------------------------------------------------------------------
+
+def test_set_entity_state_puts_the_ball_at_a_pose_and_tf_agrees(client):
+    from simulation_interfaces.msg import EntityState
+    from simulation_interfaces.srv import SetEntityState
+    state = EntityState()
+    state.header.frame_id = 'world'
+    state.pose.position.x, state.pose.position.y, state.pose.position.z = 1.0, 2.0, 0.5
+    response = call(client, SetEntityState, 'set_entity_state', entity='ball', state=state,
+                    set_pose=True, set_twist=True)
+    assert response.result.result == 1, response.result.error_message
+    read = entity_state(client, 'ball')
+    assert (read.pose.position.x, read.pose.position.y, read.pose.position.z) == pytest.approx(
+        (1.0, 2.0, 0.5), abs=1e-9)
+    assert read.header.frame_id == 'world'
+    seen = tf_of(client, 'ball/ball')  # one step later: the ball fell for one step
+    assert (seen.x, seen.y) == pytest.approx((1.0, 2.0), abs=1e-6)
+    assert seen.z == pytest.approx(0.5 - 9.81 * STEP ** 2, abs=2e-3)
+
+
+def test_set_entity_state_in_an_entity_frame(client):
+    from simulation_interfaces.msg import EntityState
+    from simulation_interfaces.srv import SetEntityState
+    car = entity_state(client, 'car').pose.position
+    state = EntityState()
+    state.header.frame_id = 'car'
+    state.pose.position.x, state.pose.position.z = 0.5, 1.0
+    state.twist.linear.z = 1.0
+    response = call(client, SetEntityState, 'set_entity_state', entity='ball', state=state,
+                    set_pose=True, set_twist=True)
+    assert response.result.result == 1, response.result.error_message
+    ball = entity_state(client, 'ball')
+    assert ball.pose.position.x == pytest.approx(car.x + 0.5, abs=1e-3)  # car is level
+    assert ball.pose.position.z == pytest.approx(car.z + 1.0, abs=1e-3)
+    assert ball.twist.linear.z == pytest.approx(1.0, abs=1e-3)
+
+
+@pytest.mark.parametrize('entity, frame, position, code', [
+    ('nope', 'world', (0, 0, 1), 2),  # NOT_FOUND
+    ('ball', 'map', (0, 0, 1), 2),  # unknown reference frame
+    ('ball', 'car/no_link', (0, 0, 1), 2),
+    ('ball', 'world', (math.nan, 0, 1), 101),  # INVALID_POSE
+])
+def test_set_entity_state_errors(client, entity, frame, position, code):
+    from simulation_interfaces.msg import EntityState
+    from simulation_interfaces.srv import SetEntityState
+    state = EntityState()
+    state.header.frame_id = frame
+    state.pose.position.x, state.pose.position.y, state.pose.position.z = position
+    response = call(client, SetEntityState, 'set_entity_state', entity=entity, state=state,
+                    set_pose=True)
+    assert response.result.result == code
+    assert response.result.error_message
+
+
+# --- entities -----------------------------------------------------------------------------------
+
+def test_get_entities_filters_by_regex_category_and_tags(client):
+    from simulation_interfaces.msg import EntityCategory, EntityFilters
+    from simulation_interfaces.srv import GetEntities
+
+    def names(**fields):
+        response = call(client, GetEntities, 'get_entities', filters=EntityFilters(**fields))
+        assert response.result.result == 1, response.result.error_message
+        return list(response.entities)
+    assert names() == ['ground', 'ball', 'car']
+    assert names(filter='^b') == ['ball']
+    assert names(categories=[EntityCategory(category=EntityCategory.CATEGORY_ROBOT)]) == ['car']
+    filters = EntityFilters()
+    filters.tags.tags = ['static']
+    assert names(tags=filters.tags) == ['ground']
+    bad = call(client, GetEntities, 'get_entities', filters=EntityFilters(filter='(['))
+    assert bad.result.result == 4 and 'filter' in bad.result.error_message
+
+
+def test_get_entity_info_and_unknown_entities(client):
+    from simulation_interfaces.msg import EntityCategory
+    from simulation_interfaces.srv import DeleteEntity, GetEntityInfo, GetEntityState
+    info = call(client, GetEntityInfo, 'get_entity_info', entity='car')
+    assert info.info.category.category == EntityCategory.CATEGORY_ROBOT
+    assert 'loaded' in info.info.tags and '4 movable joints' in info.info.description
+    for srv, name in ((GetEntityInfo, 'get_entity_info'), (GetEntityState, 'get_entity_state'),
+                      (DeleteEntity, 'delete_entity')):
+        response = call(client, srv, name, entity='no_such_thing')
+        assert response.result.result == 2 and 'no_such_thing' in response.result.error_message
+
+
+def test_get_entities_states_lists_matching_states(client):
+    from simulation_interfaces.msg import EntityFilters
+    from simulation_interfaces.srv import GetEntitiesStates
+    response = call(client, GetEntitiesStates, 'get_entities_states',
+                    filters=EntityFilters(filter='ball|car'))
+    assert list(response.entities) == ['ball', 'car']
+    ball = entity_state(client, 'ball')
+    assert response.states[0].pose.position.x == pytest.approx(ball.pose.position.x)
+
+
+# --- spawn, delete, reset -----------------------------------------------------------------------
+
+def spawn(client, name, *, text=CAR_FRAGMENT, uri='', xyz=(0.0, 2.0, 0.0), rename=False):
+    from simulation_interfaces.msg import Resource
+    from simulation_interfaces.srv import SpawnEntity
+    request = SpawnEntity.Request(name=name, allow_renaming=rename,
+                                  entity_resource=Resource(uri=uri, resource_string=text))
+    p = request.initial_pose.pose.position
+    p.x, p.y, p.z = xyz
+    return call_service(client, SpawnEntity, '/spawn_entity', request, timeout=20.0)
+
+
+def test_spawned_car_gets_topics_and_drives_on_command(client):
+    from sensor_msgs.msg import JointState
+    from simulation_interfaces.msg import SimulationState as S
+    from std_msgs.msg import Float64MultiArray, String
+    response = spawn(client, 'car2')
+    assert response.result.result == 1, response.result.error_message
+    assert response.entity_name == 'car2'
+    start = entity_state(client, 'car2').pose.position
+    assert (start.x, start.y) == pytest.approx((0.0, 2.0), abs=1e-6)
+    assert start.z == pytest.approx(0.07, abs=1e-6)  # the fragment's own height above the pose
+    from rclpy.qos import DurabilityPolicy, QoSProfile
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    (urdf,) = wait_for_messages(client, String, '/car2/robot_description', qos=latched)
+    assert '<robot' in urdf.data
+    commands = client.create_publisher(Float64MultiArray, '/car2/velocity_controller/commands',
+                                       10)
+    spin_until(client, lambda: commands.get_subscription_count() > 0, 10.0)
+    assert set_state(client, S.STATE_PLAYING).result == 1
+    try:
+        (states,) = wait_for_messages(client, JointState, '/car2/joint_states', timeout=20.0)
+        assert list(states.name) == ['backLeft', 'backRight', 'frontLeft', 'frontRight']
+        for _ in range(20):
+            commands.publish(Float64MultiArray(data=[8.0] * 4))
+            spin_until(client, lambda: False, 0.05)
+    finally:
+        assert set_state(client, S.STATE_PAUSED).result == 1
+        client.destroy_publisher(commands)
+    end = entity_state(client, 'car2').pose.position
+    assert math.dist((end.x, end.y), (start.x, start.y)) > 0.1
+
+
+def test_spawn_errors_return_their_codes(client):
+    assert spawn(client, 'car2').result.result == 101  # NAME_NOT_UNIQUE
+    renamed = spawn(client, 'car2', rename=True, xyz=(0.0, -2.0, 0.0))
+    assert renamed.result.result == 1 and renamed.entity_name == 'car2_2'
+    assert spawn(client, '9 lives').result.result == 102  # NAME_INVALID
+    assert spawn(client, 'x', text='').result.result == 104  # NO_RESOURCE
+    broken = spawn(client, 'x', text='<Body name="b"><Nonsense')
+    assert broken.result.result == 106 and broken.result.error_message  # RESOURCE_PARSE_ERROR
+    assert spawn(client, 'x', xyz=(math.nan, 0, 0)).result.result == 109  # INVALID_POSE
+    assert spawn(client, 'x', text='', uri='/no/such/file.ros2').result.result == 2
+    assert spawn(client, 'x', text='', uri='http://example.com/a.ros2').result.result == 103
+
+
+def test_delete_entity_removes_it_and_its_topics(client):
+    from simulation_interfaces.srv import DeleteEntity
+    assert call(client, DeleteEntity, 'delete_entity', entity='car2_2').result.result == 1
+
+    def topics():
+        return {name for name, _ in client.get_topic_names_and_types()}
+    assert spin_until(client, lambda: '/car2_2/joint_states' not in topics(), 10.0)
+    assert '/car2/joint_states' in topics()
+    assert call(client, DeleteEntity, 'delete_entity', entity='car2_2').result.result == 2
+
+
+def test_reset_restores_poses_removes_spawned_and_keeps_the_clock_going(client, clock):
+    from simulation_interfaces.srv import GetEntities, ResetSimulation
+    step(client, 1)
+    before = clock.wait(1)
+    response = call(client, ResetSimulation, 'reset_simulation',
+                    scope=ResetSimulation.Request.SCOPE_ALL)
+    assert response.result.result == 1, response.result.error_message
+    assert list(call(client, GetEntities, 'get_entities').entities) == ['ground', 'ball', 'car']
+    ball = entity_state(client, 'ball').pose.position
+    assert (ball.x, ball.y, ball.z) == pytest.approx((2.0, 0.0, 0.5), abs=1e-9)
+    step(client, 1)
+    assert clock.wait(2) == pytest.approx(before + STEP, abs=1e-9)  # never backwards
+    time_only = call(client, ResetSimulation, 'reset_simulation', scope=1)
+    assert time_only.result.result == 0  # FEATURE_UNSUPPORTED: time never goes back
+
+
+def test_node_survives_all_of_it(client, sim_node):
+    assert sim_node.is_running()
+    assert entity_state(client, 'car').header.frame_id == 'world'
