@@ -37,7 +37,9 @@ from .meshes import default_mesh_dir
 from .motors import EFFORT, POSITION
 from .shapes import ShapeCache
 
-DEFAULT_SOLVER_ITERATIONS = 50
+# Game.ros2, 14 NAOs standing 10 s: 10 iterations let them fall (27 cm), 20 hold within 1.7 cm,
+# 30 within 1.6 cm, 50 within 1.5 cm at about half the speed of 30; 30 keeps a margin.
+DEFAULT_SOLVER_ITERATIONS = 30
 ResetScope = Literal['state', 'spawned', 'all']
 Vector = tuple[float, float, float]
 Quaternion = tuple[float, float, float, float]
