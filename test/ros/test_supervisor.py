@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -407,3 +408,106 @@ def test_reset_restores_poses_removes_spawned_and_keeps_the_clock_going(client, 
 def test_node_survives_all_of_it(client, sim_node):
     assert sim_node.is_running()
     assert entity_state(client, 'car').header.frame_id == 'world'
+
+
+# --- Webots-Supervisor extras -------------------------------------------------------------------
+
+def publish_until_handled(client, msg_type, topic, msg):
+    publisher = client.create_publisher(msg_type, topic, 10)
+    try:
+        assert spin_until(client, lambda: publisher.get_subscription_count() > 0, 10.0)
+        publisher.publish(msg)
+        spin_until(client, lambda: False, 0.3)  # the physics thread runs it while paused
+    finally:
+        client.destroy_publisher(publisher)
+
+
+def test_apply_wrench_then_reset_entity(client):
+    from geometry_msgs.msg import WrenchStamped
+    from simulation_interfaces.msg import EntityState
+    from simulation_interfaces.srv import SetEntityState
+    from std_msgs.msg import String
+    state = EntityState()
+    state.pose.position.x, state.pose.position.y, state.pose.position.z = 5.0, 5.0, 2.0
+    assert call(client, SetEntityState, 'set_entity_state', entity='ball', state=state,
+                set_pose=True, set_twist=True).result.result == 1
+    wrench = WrenchStamped()
+    wrench.header.frame_id = 'ball'
+    wrench.wrench.force.x = 100.0
+    publish_until_handled(client, WrenchStamped, '/scene_sim/apply_wrench', wrench)
+    step(client, 1)
+    ball = entity_state(client, 'ball')
+    assert ball.twist.linear.x == pytest.approx(100.0 / 1.0 * STEP, rel=0.02)  # F/m * dt
+    publish_until_handled(client, String, '/scene_sim/reset_entity', String(data='ball'))
+    ball = entity_state(client, 'ball')
+    assert (ball.pose.position.x, ball.pose.position.y, ball.pose.position.z) == (2.0, 0.0, 0.5)
+    assert ball.twist.linear.x == 0.0
+
+
+def test_set_joint_positions_teleports_a_joint(client):
+    from sensor_msgs.msg import JointState
+    command = JointState(name=['backLeft'], position=[1.0])
+    command.header.frame_id = 'car'
+    publish_until_handled(client, JointState, '/scene_sim/set_joint_positions', command)
+    subscription_msgs = []
+    subscription = client.create_subscription(JointState, '/car/joint_states',
+                                              subscription_msgs.append, 10)
+    try:
+        spin_until(client, lambda: subscription.get_publisher_count() > 0, 10.0)
+        step(client, 1)
+        assert spin_until(client, lambda: bool(subscription_msgs), 10.0)
+    finally:
+        client.destroy_subscription(subscription)
+    assert subscription_msgs[-1].position[0] == pytest.approx(1.0, abs=0.05)
+
+
+def test_center_of_mass_and_contacts_while_subscribed(client):
+    from geometry_msgs.msg import PointStamped
+    from sensor_msgs.msg import PointCloud2
+    got = {'com': [], 'contacts': []}
+    subscriptions = [
+        client.create_subscription(PointStamped, '/ball/center_of_mass', got['com'].append, 10),
+        client.create_subscription(PointCloud2, '/car/contacts', got['contacts'].append, 10)]
+    try:
+        spin_until(client, lambda: all(s.get_publisher_count() for s in subscriptions), 10.0)
+        step(client, 10)
+        assert spin_until(client, lambda: got['com'] and got['contacts'], 10.0)
+    finally:
+        for s in subscriptions:
+            client.destroy_subscription(s)
+    ball = entity_state(client, 'ball').pose.position
+    com = got['com'][-1].point
+    assert (com.x, com.y) == pytest.approx((ball.x, ball.y), abs=1e-6)
+    cloud = got['contacts'][-1]
+    assert [f.name for f in cloud.fields][:3] == ['x', 'y', 'z'] and cloud.width >= 4  # wheels
+
+
+def test_scene_camera_renders_from_a_viewpoint(client):
+    from geometry_msgs.msg import PoseStamped
+    from sensor_msgs.msg import Image
+    images = []
+    subscription = client.create_subscription(Image, '/scene_sim/scene_camera/image_raw',
+                                              images.append, 2)
+    try:
+        spin_until(client, lambda: subscription.get_publisher_count() > 0, 10.0)
+        view = PoseStamped()
+        view.pose.position.x, view.pose.position.z = -1.5, 0.5
+        publish_until_handled(client, PoseStamped, '/scene_sim/scene_camera/viewpoint', view)
+        assert spin_until(client, lambda: bool(images), 20.0)
+    finally:
+        client.destroy_subscription(subscription)
+    image = images[0]
+    assert (image.width, image.height, image.encoding) == (640, 480, 'rgb8')
+    pixels = bytes(image.data)
+    centre = (240 * 640 + 320) * 3
+    assert pixels[centre:centre + 3] != pixels[:3]  # the yellow car in front, not sky
+
+
+def test_quitting_shuts_the_node_down_cleanly(client, sim_node):
+    from simulation_interfaces.msg import SimulationState
+    assert set_state(client, SimulationState.STATE_QUITTING).result == 1
+    deadline = time.monotonic() + 15.0
+    while sim_node.is_running() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not sim_node.is_running()
+    assert sim_node.returncode == 0

@@ -15,7 +15,14 @@ topic                           type                            effect
 ``~/scene_camera/viewpoint``    geometry_msgs/PoseStamped       render the scene from this pose
                                                                 (world frame, x forward) ...
 ``~/scene_camera/image_raw``    sensor_msgs/Image (out)         ... and publish it here (rgb8)
+``<entity>/center_of_mass``     geometry_msgs/PointStamped      centre of mass (world frame)
+``<entity>/contacts``           sensor_msgs/PointCloud2         contact points (world frame):
+                                                                x y z normal_x normal_y
+                                                                normal_z force distance
 ==============================  ==============================  ===============================
+
+The two per-entity topics are published at ``supervisor_rate`` Hz of sim time, and only while
+someone subscribes.
 
 Requests run on the physics thread at the next step boundary (also while paused); bad ones are
 rejected with a throttled warning and counted in ``~/rejected_commands``, like bad commands.
@@ -28,9 +35,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pybullet as pb
-from geometry_msgs.msg import PoseStamped, WrenchStamped
+from geometry_msgs.msg import PointStamped, PoseStamped, WrenchStamped
 from rcl_interfaces.msg import ParameterDescriptor
-from sensor_msgs.msg import Image, JointState
+from sensor_msgs.msg import Image, JointState, PointCloud2, PointField
 from std_msgs.msg import String
 
 from .. import qos
@@ -39,6 +46,8 @@ from .logic import checked_pose, checked_vector
 
 if TYPE_CHECKING:
     from .services import Supervisor
+
+CONTACT_FIELDS = ('x', 'y', 'z', 'normal_x', 'normal_y', 'normal_z', 'force', 'distance')
 
 SCENE_CAMERA = {'width': 640, 'height': 480, 'fov_y': 45.0, 'near': 0.05, 'far': 50.0}
 
@@ -52,8 +61,16 @@ class Extras:
         for key, value in SCENE_CAMERA.items():
             node.declare_parameter(f'scene_camera.{key}', value, ParameterDescriptor(
                 description=f'~/scene_camera {key}', read_only=True))
+        node.declare_parameter('supervisor_rate', 30.0, ParameterDescriptor(
+            description='Hz of sim time of <entity>/center_of_mass and <entity>/contacts',
+            read_only=True))
         self.image_publisher = node.create_publisher(Image, '~/scene_camera/image_raw',
                                                      qos.IMAGE)
+        self.entity_publishers: dict[str, tuple[Any, Any]] = {}
+        self._rate = node.rate_limiter(float(node.get_parameter('supervisor_rate').value))
+        for name in list(node.bridges):
+            self.add_entity(name)
+        node.stepper.add_before_step(self.before_step)
         self.subscriptions = [
             node.create_subscription(WrenchStamped, '~/apply_wrench', self.on_wrench,
                                      qos.COMMAND),
@@ -140,6 +157,46 @@ class Extras:
 
     # --- physics thread -----------------------------------------------------------------------
 
+    def add_entity(self, name: str) -> None:
+        topic = self.node.bridges[name].topic
+        self.entity_publishers[name] = (
+            self.node.create_publisher(PointStamped, f'{topic}/center_of_mass', qos.SENSOR),
+            self.node.create_publisher(PointCloud2, f'{topic}/contacts', qos.SENSOR))
+
+    def remove_entity(self, name: str) -> None:
+        for publisher in self.entity_publishers.pop(name, ()):
+            self.node.destroy_publisher(publisher)
+
+    def before_step(self, t: float) -> None:
+        """Publish what was asked for about the state the last step left (stamp ``t``)."""
+        if not self.entity_publishers or not self._rate.due(t):
+            return
+        sim = self.node.sim
+        for name, (com_publisher, contact_publisher) in self.entity_publishers.items():
+            if com_publisher.get_subscription_count() > 0:
+                msg = PointStamped()
+                msg.header.frame_id = self.node.frames.world
+                set_stamp(msg.header.stamp, t)
+                msg.point.x, msg.point.y, msg.point.z = (float(v)
+                                                         for v in sim.center_of_mass(name))
+                self.node.publish(com_publisher, msg)
+            if contact_publisher.get_subscription_count() > 0:
+                self.node.publish(contact_publisher, self.contact_cloud(name, t))
+
+    def contact_cloud(self, name: str, t: float) -> PointCloud2:
+        points = self.node.sim.contacts(name)
+        values = np.array([(*c.position, *c.normal, c.normal_force, c.distance) for c in points],
+                          dtype=np.float32).reshape(len(points), len(CONTACT_FIELDS))
+        cloud = PointCloud2(height=1, width=len(points), is_dense=True, is_bigendian=False,
+                            point_step=4 * len(CONTACT_FIELDS))
+        cloud.row_step = cloud.point_step * len(points)
+        cloud.fields = [PointField(name=field, offset=4 * k, datatype=PointField.FLOAT32, count=1)
+                        for k, field in enumerate(CONTACT_FIELDS)]
+        cloud.header.frame_id = self.node.frames.world
+        set_stamp(cloud.header.stamp, t)
+        cloud.data = values.tobytes()
+        return cloud
+
     def render(self, pose: Any) -> None:
         """Render the whole scene from ``pose`` (camera looking along its +x, z up)."""
         get = self.node.get_parameter
@@ -164,6 +221,8 @@ class Extras:
         self.node.publish(self.image_publisher, image)
 
     def destroy(self) -> None:
+        for name in list(self.entity_publishers):
+            self.remove_entity(name)
         for subscription in self.subscriptions:
             self.node.destroy_subscription(subscription)
         self.node.destroy_publisher(self.image_publisher)

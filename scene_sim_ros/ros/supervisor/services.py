@@ -241,7 +241,7 @@ class Supervisor:
     def _sync_bridges(self) -> None:
         alive = set(self.sim.entity_names())
         for name in [n for n in self.node.bridges if n not in alive]:
-            self.node.remove_entity(name)
+            self.remove_bridge(name)
         loaded = {e.name: e for e in self.node.scene.entities}
         for name in self.sim.entity_names():
             if name not in self.node.bridges and name in loaded:
@@ -252,6 +252,15 @@ class Supervisor:
         if bridge.is_robot:
             from ...sim.urdf import entity_to_urdf
             bridge.publish_description(entity_to_urdf(entity))
+        extras = getattr(self, 'extras', None)
+        if extras is not None:
+            extras.add_entity(entity.name)
+
+    def remove_bridge(self, name: str) -> None:
+        self.node.remove_entity(name)
+        extras = getattr(self, 'extras', None)
+        if extras is not None:
+            extras.remove_entity(name)
 
     # --- entities ---------------------------------------------------------------------------
 
@@ -426,7 +435,7 @@ class Supervisor:
         except BaseException:
             self.sim.remove_entity(name)
             if name in self.node.bridges:
-                self.node.remove_entity(name)
+                self.remove_bridge(name)
             raise
         self.spawned.add(name)
         return name
@@ -435,7 +444,7 @@ class Supervisor:
     async def delete_entity(self, request: Any, response: Any) -> None:
         def delete() -> None:
             self.entity(request.entity)
-            self.node.remove_entity(request.entity)
+            self.remove_bridge(request.entity)
             self.sim.remove_entity(request.entity)
             self.spawned.discard(request.entity)
         await self.physics(delete)
