@@ -29,6 +29,7 @@ import importlib
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,7 +144,7 @@ class SimNode(Node):
                                paused=bool(self._param('paused')), on_error=self._physics_error)
         self.stepper.add_before_step(self._before_step)
         self._clock_publisher = self.create_publisher(Clock, '/clock', qos.CLOCK)
-        self._clock = Clock()
+        self._clock_msg = Clock()  # (Node._clock is rclpy's own)
         self.dynamic_tf = DynamicTransforms(self)
         self.static_tf = StaticTransforms(self)
         self._tf_rate = RateLimiter(float(self._param('tf_rate')), self.sim.step_length)
@@ -359,8 +360,8 @@ class SimNode(Node):
                 bridge.before_step(t)
 
     def _after_step(self, t: float) -> None:
-        set_stamp(self._clock.clock, t)
-        self.publish(self._clock_publisher, self._clock)
+        set_stamp(self._clock_msg.clock, t)
+        self.publish(self._clock_publisher, self._clock_msg)
         step = self.stepper.steps  # never repeats, also across a supervisor reset
         bridges = self._bridge_list
         for bridge in bridges:
@@ -376,8 +377,7 @@ class SimNode(Node):
         poses = []
         positions = []
         for f in frames:
-            position, orientation = sim.get_pose(f.entity.name)
-            poses.append(_RootPose(position, orientation))
+            poses.append(sim.get_pose(f.entity.name))
             if f.moving_joints:
                 bridge = self.bridges[f.entity.name]
                 bridge.sample_joints(step)
@@ -449,7 +449,12 @@ class SimNode(Node):
             if init is None:  # a package without the hook (e.g. still being written)
                 self.get_logger().debug(f'extension {name} has no init(node); skipped')
                 continue
-            init(self)
+            try:
+                init(self)
+            except Exception:  # noqa: BLE001 - the bridge still works without the extension
+                self.get_logger().error(f'extension {name} failed to start:\n'
+                                        + traceback.format_exc())
+                continue
             loaded.append(module)
         return loaded
 
@@ -465,12 +470,6 @@ class SimNode(Node):
             if shutdown is not None:
                 shutdown(self)
         self.sim.close()
-
-
-@dataclass(frozen=True, slots=True)
-class _RootPose:
-    position: Sequence[float]
-    orientation: Sequence[float]
 
 
 # --- entry points ------------------------------------------------------------------------------

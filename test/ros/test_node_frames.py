@@ -101,3 +101,31 @@ def test_entity_frames_tree_of_the_default_rover():
     assert 'rover/accelerometer_optical_frame' not in static  # only image sensors have one
     unprefixed = entity_frames(rover, FrameNames(world='map', prefix_entities=False))
     assert (unprefixed.root.header.frame_id, unprefixed.root.child_frame_id) == ('map', 'rover')
+
+
+def test_serialized_tf_equals_what_rclpy_serializes():
+    """The patched CDR bytes of /tf hold exactly the message rclpy would serialize (alignment
+    padding may differ: Fast CDR leaves it uninitialised)."""
+    import numpy as np
+    from rclpy.serialization import deserialize_message, serialize_message
+    from tf2_msgs.msg import TFMessage
+
+    from scene_sim_ros.ros.conversions import set_stamp
+    from scene_sim_ros.ros.tf import SerializedTransforms, set_transform, transform
+
+    names = [('world', 'a'), ('a', 'bb'), ('bb', 'child_with_a_longer_name'), ('a', 'ccc')]
+    template = TFMessage(transforms=[transform(p, c) for p, c in names])
+    serialized = SerializedTransforms(template)
+    rng = np.random.default_rng(1)
+    for time in (0.0, 12.345678912, 4000.5):
+        values = rng.normal(size=(len(names), 7))
+        expected = TFMessage(transforms=[transform(p, c) for p, c in names])
+        for msg, row in zip(expected.transforms, values.tolist()):
+            set_stamp(msg.header.stamp, time)
+            set_transform(msg, row[:3], row[3:])
+        data = serialized.serialize(time, values)
+        assert len(data) == len(serialize_message(expected))
+        back = deserialize_message(data, TFMessage)
+        assert back == expected
+        assert back.transforms[2].child_frame_id == 'child_with_a_longer_name'
+        assert back.transforms[3].transform.rotation.w == values[3, 6]

@@ -1,0 +1,196 @@
+"""Real-time factor of the ROS node on Game.ros2 (14 NAOs) vs the bare simulation, same run.
+
+Usage: ``python bench/node_rtf.py [SCENE] [--rounds 5] [--window 8] [--robot robot1]``
+
+Each round, interleaved:
+
+1. **bare**: the :class:`~scene_sim_ros.Simulation` of the same scene stepped in this process
+   for ``--window`` wall seconds (no ROS);
+2. **node**: ``scene-sim-ros run SCENE --real-time-factor 0`` in a child process (joint states,
+   TF and IMU of every robot published after every step, /clock), while this process subscribes
+   to every robot's ``joint_states`` and ``imu/data_raw`` and to ``/tf`` and ``/clock``; no camera
+   is subscribed, so none is rendered;
+3. **node + 2 cameras**: the same node, with ``<robot>/CameraTop`` and ``<robot>/CameraBottom``
+   ``image_raw`` subscribed as well (rendered at ``publish_rates.camera``, 30 Hz of sim time).
+
+RTF = simulated seconds per wall second, measured from ``/clock`` over the window as a user
+sees it (for bare: ``sim.time``). Reported: medians over the rounds, and the overhead ratio
+node RTF / bare RTF (1.0 = the bridge costs nothing). The child gets its own ROS_DOMAIN_ID,
+localhost-only discovery and a temporary ROS_LOG_DIR, and is stopped with SIGINT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+GAME = REPO.parent / 'shared' / 'corpus' / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
+
+
+def isolate_ros(log_dir: str) -> None:
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    os.environ['ROS_DOMAIN_ID'] = str(100 + os.getpid() % 100)
+    os.environ['ROS_LOG_DIR'] = log_dir
+    os.environ.pop('ROS_LOCALHOST_ONLY', None)
+
+
+def bare_rtf(sim, window: float) -> float:
+    started = time.perf_counter()
+    sim_start = sim.time
+    while time.perf_counter() - started < window:
+        sim.step(5)
+    return (sim.time - sim_start) / (time.perf_counter() - started)
+
+
+class Client:
+    """Subscribes like a consumer of the node and measures /clock against the wall clock."""
+
+    def __init__(self, robots: list[str]):
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.qos import QoSProfile
+        from rosgraph_msgs.msg import Clock
+        from sensor_msgs.msg import Imu, JointState
+        from tf2_msgs.msg import TFMessage
+        rclpy.init()
+        self.node = rclpy.create_node('node_rtf_bench')
+        self.executor = SingleThreadedExecutor()
+        self.executor.add_node(self.node)
+        self.clock = None
+        self.received = 0
+        count = self._count
+        self.node.create_subscription(Clock, '/clock', self._on_clock, 10)
+        self.node.create_subscription(TFMessage, '/tf', count, QoSProfile(depth=100))
+        for robot in robots:
+            self.node.create_subscription(JointState, f'/{robot}/joint_states', count, 10)
+            self.node.create_subscription(Imu, f'/{robot}/imu/data_raw', count, 10)
+        self.camera_subscriptions = []
+
+    def _count(self, msg) -> None:
+        self.received += 1
+
+    def _on_clock(self, msg) -> None:
+        self.clock = msg.clock.sec + msg.clock.nanosec * 1e-9
+
+    def spin_for(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.executor.spin_once(timeout_sec=0.05)
+
+    def wait_for_clock(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while self.clock is None:
+            if time.monotonic() > deadline:
+                raise TimeoutError('no /clock from the node')
+            self.executor.spin_once(timeout_sec=0.1)
+
+    def rtf(self, window: float) -> float:
+        self.spin_for(0.5)
+        sim0, wall0 = self.clock, time.monotonic()
+        self.spin_for(window)
+        return (self.clock - sim0) / (time.monotonic() - wall0)
+
+    def subscribe_cameras(self, robot: str) -> None:
+        from rclpy.qos import QoSProfile
+        from sensor_msgs.msg import Image
+        for camera in ('CameraTop', 'CameraBottom'):
+            self.camera_subscriptions.append(self.node.create_subscription(
+                Image, f'/{robot}/{camera}/image_raw', self._count, QoSProfile(depth=2)))
+
+    def unsubscribe_cameras(self) -> None:
+        for subscription in self.camera_subscriptions:
+            self.node.destroy_subscription(subscription)
+        self.camera_subscriptions.clear()
+
+    def close(self) -> None:
+        import rclpy
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.try_shutdown()
+
+
+def node_round(scene: Path, client: Client, window: float, robot: str,
+               log_dir: str, extra: list[str]) -> tuple[float, float]:
+    argv = [sys.executable, '-m', 'scene_sim_ros.cli', 'run', str(scene),
+            '--real-time-factor', '0', *extra]
+    with open(Path(log_dir) / 'node.log', 'ab') as log:
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        client.clock = None
+        client.wait_for_clock(120.0)
+        plain = client.rtf(window)
+        client.subscribe_cameras(robot)
+        client.spin_for(1.0)  # first frames (renderers start lazily)
+        cameras = client.rtf(window)
+        client.unsubscribe_cameras()
+        return plain, cameras
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('scene', nargs='?', type=Path, default=GAME)
+    parser.add_argument('--rounds', type=int, default=5)
+    parser.add_argument('--window', type=float, default=8.0, help='wall seconds per measurement')
+    parser.add_argument('--robot', default='robot1', help='whose two cameras are subscribed')
+    parser.add_argument('--node-args', default='', help='more `scene-sim-ros run` arguments, '
+                        'e.g. "--no-use-sim-time" or "--ros-args -p tf_rate:=30.0"')
+    args = parser.parse_args()
+    log_dir = tempfile.mkdtemp(prefix='node_rtf_')
+    isolate_ros(log_dir)
+
+    from scene_sim_ros import Simulation, load_scene
+    scene = load_scene(args.scene)
+    robots = [e.name for e in scene.entities if e.kind == 'robot']
+    sim = Simulation(scene)
+    sim.step(round(0.5 / sim.step_length))
+    client = Client(robots)
+    bare, plain, cameras = [], [], []
+    try:
+        for k in range(args.rounds):
+            bare.append(bare_rtf(sim, args.window))
+            p, c = node_round(args.scene, client, args.window, args.robot, log_dir,
+                              args.node_args.split())
+            plain.append(p)
+            cameras.append(c)
+            print(f'round {k + 1}: bare {bare[-1]:.3f}  node {p:.3f}  node+2 cameras {c:.3f}',
+                  flush=True)
+    finally:
+        client.close()
+        sim.close()
+    result = {
+        'scene': args.scene.name, 'robots': len(robots), 'step_length': scene.step_length,
+        'rounds': args.rounds, 'window_s': args.window,
+        'bare_rtf': statistics.median(bare), 'node_rtf': statistics.median(plain),
+        'node_cameras_rtf': statistics.median(cameras),
+        'node_over_bare': statistics.median(p / b for p, b in zip(plain, bare)),
+        'node_cameras_over_bare': statistics.median(c / b for c, b in zip(cameras, bare)),
+    }
+    print(f"\n{result['scene']} ({result['robots']} robots, step {scene.step_length * 1000:g} ms), "
+          f'median of {args.rounds} rounds of {args.window:g} s:')
+    print(f"  bare Simulation       RTF {result['bare_rtf']:.3f}")
+    print(f"  node (JS+TF+IMU)      RTF {result['node_rtf']:.3f}   "
+          f"x{result['node_over_bare']:.2f} of bare")
+    print(f"  node + 2 cameras      RTF {result['node_cameras_rtf']:.3f}   "
+          f"x{result['node_cameras_over_bare']:.2f} of bare")
+    print(json.dumps(result))
+
+
+if __name__ == '__main__':
+    main()
