@@ -503,6 +503,20 @@ def test_scene_camera_renders_from_a_viewpoint(client):
     assert pixels[centre:centre + 3] != pixels[:3]  # the yellow car in front, not sky
 
 
+def test_stopped_resets_and_pauses_and_only_plays_from_there(client):
+    from simulation_interfaces.msg import SimulationState as S
+    from simulation_interfaces.srv import GetSimulationState
+    step(client, 20)
+    assert set_state(client, S.STATE_STOPPED).result == 1
+    assert call(client, GetSimulationState, 'get_simulation_state').state.state == S.STATE_STOPPED
+    ball = entity_state(client, 'ball').pose.position
+    assert (ball.x, ball.y, ball.z) == (2.0, 0.0, 0.5)
+    assert set_state(client, S.STATE_PAUSED).result == 103  # INCORRECT_TRANSITION
+    assert step(client, 1).result == 4
+    assert set_state(client, S.STATE_PLAYING).result == 1
+    assert set_state(client, S.STATE_PAUSED).result == 1
+
+
 def test_quitting_shuts_the_node_down_cleanly(client, sim_node):
     from simulation_interfaces.msg import SimulationState
     assert set_state(client, SimulationState.STATE_QUITTING).result == 1

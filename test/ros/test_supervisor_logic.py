@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -92,6 +93,12 @@ def test_load_spawn_entity_from_text_file_and_scene(tmp_path):
         logic.load_spawn_entity(str(tmp_path / 'x.txt'), '')
 
 
+def test_load_spawn_entity_takes_the_car_out_of_simple_vehicle(corpus_scenes):
+    vehicle = corpus_scenes / 'SimpleVehicle.ros2'
+    car = logic.load_spawn_entity(f'file://{vehicle}#car', '')
+    assert car.kind == 'robot' and len(car.movable_joints) == 4
+
+
 def test_placed_composes_the_request_with_the_descriptions_own_placement():
     entity = logic.load_spawn_entity('', BALL)
     moved = logic.placed(entity, 'ball2', Pose((1.0, 2.0, 0.0)))
@@ -102,6 +109,15 @@ def test_tags_filter_any_and_all():
     assert logic.tags_match(['robot', 'spawned'], ['spawned', 'x'], match_all=False)
     assert not logic.tags_match(['robot', 'spawned'], ['spawned', 'x'], match_all=True)
     assert logic.tags_match(['robot'], [], match_all=True)
+
+
+@pytest.fixture
+def corpus_scenes():
+    scenes = Path(__file__).resolve().parents[2] / '..' / 'shared' / 'corpus' / 'simrobot' / \
+        'SimRobot' / 'Scenes'
+    if not scenes.is_dir():
+        pytest.skip(f'corpus folder {scenes} is absent')
+    return scenes
 
 
 # --- simulator layer: what the supervisor's reset promises ------------------------------------
