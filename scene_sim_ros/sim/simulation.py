@@ -97,6 +97,7 @@ class Simulation:
         self._readers: dict[tuple[str, str], Any] = {}
         self._pushes: list[_Push] = []
         self._steps = 0
+        _prepare_rendering(self, scene)  # before any body: the EGL plugin only sees later shapes
         self._load(scene.entities)
 
     # -- building --------------------------------------------------------------------------
@@ -354,6 +355,7 @@ class Simulation:
         if built.kinematic_pose is not None:
             built.kinematic_pose = pose
         self._place_root(built, pose)
+        _invalidate_renders(self)
 
     def _place_root(self, built: BuiltEntity, pose: Pose) -> None:
         inertial = pose * built.inertial[-1]
@@ -401,6 +403,7 @@ class Simulation:
         offset = tuple(c - o for c, o in zip(com, origin))
         com_velocity = tuple(v + w for v, w in zip(linear_v, cross(angular_v, offset)))  # type: ignore
         pb.resetBaseVelocity(built.body, com_velocity, angular_v, physicsClientId=self.client)
+        _invalidate_renders(self)
 
     # -- joints ----------------------------------------------------------------------------
     def joint_states(self, entity: str) -> dict[str, tuple[float, float, float]]:
@@ -440,6 +443,7 @@ class Simulation:
                            physicsClientId=self.client)
         if motors.mode[k] == POSITION:
             motors.position_target[k] = min(max(position, motors.lower[k]), motors.upper[k])
+        _invalidate_renders(self)
 
     # -- forces, contacts, mass --------------------------------------------------------------
     def apply_force(self, entity: str, link: str | None, force: Sequence[float],
@@ -520,6 +524,7 @@ class Simulation:
             raise SimulationError(f'an entity named {entity.name!r} exists already')
         self._add(entity)
         self._spawned[entity.name] = entity
+        _invalidate_renders(self)
 
     def remove_entity(self, name: str) -> None:
         """Delete an entity; a loaded one comes back on reset with scope 'spawned' or 'all'."""
@@ -534,6 +539,7 @@ class Simulation:
             del self._spawned[name]
         else:
             self._removed.add(name)
+        _invalidate_renders(self)
 
     def reset_entity(self, name: str) -> None:
         """Put one entity back to its initial pose, velocity and joint positions (motors too)."""
@@ -549,6 +555,7 @@ class Simulation:
                                physicsClientId=client)
         built.motors.reset()
         self._pushes = [p for p in self._pushes if p.body != built.body]
+        _invalidate_renders(self)
 
     def reset(self, scope: ResetScope = 'all') -> None:
         """Reset the simulation.
@@ -568,6 +575,7 @@ class Simulation:
                 if entity.name in self._removed:
                     self._add(entity)
             self._removed.clear()
+            _invalidate_renders(self)
             return
         if scope == 'all':
             entities = list(self.scene.entities)
@@ -585,15 +593,33 @@ class Simulation:
         self._pushes.clear()
         self._steps = 0
         self.rng = np.random.default_rng(self.seed)
+        _invalidate_renders(self)
         self._load(entities)
 
 
-def _reader_factory() -> Any:
-    """``scene_sim_ros.sim.sensors.create_reader``, or None while that package is missing."""
+def _sensors_module() -> Any:
+    """``scene_sim_ros.sim.sensors``, or None while that package is missing."""
     try:
-        module = importlib.import_module('scene_sim_ros.sim.sensors')
+        return importlib.import_module('scene_sim_ros.sim.sensors')
     except ModuleNotFoundError as err:
         if err.name and err.name.startswith('scene_sim_ros.sim.sensors'):
             return None
         raise
-    return getattr(module, 'create_reader', None)
+
+
+def _prepare_rendering(sim: Simulation, scene: Scene) -> None:
+    prepare = getattr(_sensors_module(), 'prepare_rendering', None)
+    if prepare is not None:
+        prepare(sim, scene)
+
+
+def _invalidate_renders(sim: Simulation) -> None:
+    """Cached camera frames no longer show the world once bodies moved between steps."""
+    invalidate = getattr(_sensors_module(), 'invalidate_renders', None)
+    if invalidate is not None:
+        invalidate(sim)
+
+
+def _reader_factory() -> Any:
+    """``scene_sim_ros.sim.sensors.create_reader``, or None while that package is missing."""
+    return getattr(_sensors_module(), 'create_reader', None)

@@ -22,6 +22,11 @@ simulation by :func:`prepare_rendering`, which the Simulation calls right after 
 :data:`EGL_MIN_PIXELS` pixels, TinyRenderer otherwise, and falls back to TinyRenderer where the
 plugin does not load. ``SCENE_SIM_ROS_RENDERER=tiny|egl|auto`` (or the ``renderer`` argument)
 overrides.
+
+The EGL plugin ignores ``changeVisualShape(shapeIndex=...)``: the last colour/texture set on a
+link paints all of its parts (measured: red, blue and green boxes of one link all render green).
+``auto`` therefore keeps TinyRenderer for scenes with a link whose visuals differ in colour or
+texture (Game.ros2's field and NAOs: with EGL the green carpet renders white).
 """
 
 from __future__ import annotations
@@ -154,7 +159,19 @@ def choose_renderer(scene: Any, renderer: str | None = None) -> str:
     pixels = [s.width * s.height for e in scene.entities for s in e.sensors
               if isinstance(s, IMAGE_SENSORS)
               and getattr(s, 'projection', 'perspective') == 'perspective']
-    return 'egl' if pixels and max(pixels) >= EGL_MIN_PIXELS else 'tiny'
+    if not pixels or max(pixels) < EGL_MIN_PIXELS or _has_multicoloured_link(scene):
+        return 'tiny'
+    return 'egl'
+
+
+def _has_multicoloured_link(scene: Any) -> bool:
+    """Whether a link has visuals of different colours or textures (which EGL cannot show)."""
+    for entity in scene.entities:
+        for link in entity.links:
+            looks = {(tuple(v.color), v.texture) for v in getattr(link, 'visuals', ())}
+            if len(looks) > 1:
+                return True
+    return False
 
 
 def prepare_rendering(sim: Any, scene: Any, renderer: str | None = None) -> str:

@@ -122,3 +122,54 @@ def test_camera_noise_is_off_by_default_and_seeded(parts, simulate):
     assert error.std() == pytest.approx(0.05 * 255, rel=0.2)
     assert abs(error.mean()) < 2.0
     assert np.array_equal(clean, sim.read('host', 'cam'))
+
+
+def test_camera_read_after_set_pose_in_the_same_step_shows_the_moved_scene(parts, simulate):
+    box = parts.free_box('box', (0.5, 0.5, 0.5), (2.0, 0.0, 1.0), color=parts.RED)
+    sim = simulate(parts.make_scene(parts.sensor_host([camera()]), box, gravity=(0.0, 0.0, 0.0)))
+    r, g, b = (int(c) for c in sim.read('host', 'cam')[12, 16])
+    assert r > 100 and g < 40 and b < 40
+    sim.set_pose('box', (2.0, 5.0, 1.0), (0.0, 0.0, 0.0, 1.0))  # out of view, same step
+    background = np.round(np.array(parts.BACKGROUND[:3]) * 255)
+    assert np.array_equal(sim.read('host', 'cam')[12, 16], background)
+    sim.set_pose('box', (2.0, 0.0, 1.0), (0.0, 0.0, 0.0, 1.0))
+    assert int(sim.read('host', 'cam')[12, 16][0]) > 100
+
+
+@pytest.mark.parametrize('policy', ['tiny', 'egl'])
+def test_simulation_prepares_the_renderer_before_building_bodies(parts, simulate, monkeypatch,
+                                                                 policy):
+    import importlib.util
+
+    from scene_sim_ros.sim.sensors.rendering import renderer_of
+
+    monkeypatch.setenv('SCENE_SIM_ROS_RENDERER', policy)
+    sim = simulate(parts.make_scene(parts.sensor_host([camera()]),
+                                    parts.static_box('box', (0.5, 0.5, 0.5), (2.0, 0.0, 1.0))))
+    # (no probing client here: disconnecting a second EGL client tears down the shared context)
+    has_plugin = importlib.util.find_spec('eglRenderer') is not None
+    expected = 'egl' if policy == 'egl' and has_plugin else 'tiny'
+    assert renderer_of(sim) == expected
+    # the renderer sees the bodies (EGL only sees visual shapes created after it was loaded)
+    r, g, b = (int(c) for c in sim.read('host', 'cam')[12, 16])
+    assert r > 100 and g < 40 and b < 40
+
+
+def test_auto_renderer_keeps_tinyrenderer_for_a_link_of_several_colours(parts, simulate,
+                                                                         monkeypatch):
+    from scene_sim_ros.scene import Box, Entity, Link, Visual
+    from scene_sim_ros.sim.sensors.rendering import EGL_MIN_PIXELS
+
+    monkeypatch.setenv('SCENE_SIM_ROS_RENDERER', 'auto')
+    width = 320
+    height = max(24, EGL_MIN_PIXELS // width + 1)  # large enough that auto would pick EGL
+    link = Link('base', visuals=(
+        Visual(Box((0.3, 0.3, 0.3)), Pose((0.0, 0.4, 0.0)), color=parts.RED),
+        Visual(Box((0.3, 0.3, 0.3)), Pose((0.0, -0.4, 0.0)), color=parts.BLUE)))
+    two = Entity('two', 'static', (link,), pose=Pose((2.0, 0.0, 1.0)), fixed_base=True)
+    sim = simulate(parts.make_scene(parts.sensor_host([camera(width=width, height=height)]),
+                                    two))
+    image = sim.read('host', 'cam').astype(int)
+    left, right = image[height // 2, width // 2 - 55], image[height // 2, width // 2 + 55]
+    assert left[0] > 100 and left[2] < 40, left  # red box on the left (+y)
+    assert right[2] > 100 and right[0] < 40, right  # blue box on the right

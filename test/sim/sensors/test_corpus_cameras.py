@@ -43,10 +43,6 @@ def game() -> Simulation:
     sim.close()
 
 
-@pytest.mark.xfail(reason='Game.ros2 field surface has diffuseColor black + ambient green (the '
-                          'loader keeps the black) and the NAO Head link pose is off by its '
-                          'principal-axes rotation (Simulation.link_world_pose); issue #5 notes',
-                   strict=False)
 def test_nao_bottom_camera_sees_the_field(game, tmp_path):
     robot = next(e.name for e in game.scene.entities
                  if any(s.name == 'CameraBottom' for s in e.sensors))
