@@ -174,7 +174,10 @@ class SceneBuilder:
                              source=f'{inst.file}:{inst.line}')
         link = parts.new_link(inst.string('name') or 'base')
         self.add_body_contents(parts, link, inst, IDENTITY)
-        return parts.freeze('object', False, self.body_collisions)
+        # SimRobot puts all geometries of one top-level Body tree into one collision space and
+        # only collides spaces with each other (Simulation.cpp, Body.cpp @ 7348c36): the bodies
+        # of one robot never collide with each other, whatever bodyCollisions says
+        return parts.freeze('object', False, False)
 
     def add_body_entity(self, inst: Instance, parent_pose: Pose) -> None:
         self.entities.append(self.body_entity(inst, parent_pose))

@@ -62,6 +62,7 @@ def test_game_nao_joints_and_sensors(game: Scene, name: str) -> None:
     assert cameras == [(320, 240), (640, 480)]
     assert sum(isinstance(s, sensors.Accelerometer) for s in nao.sensors) == 1
     assert sum(isinstance(s, sensors.Gyroscope) for s in nao.sensors) == 1
+    assert nao.self_collision is False  # SimRobot never collides bodies of one robot
     top = nao.sensor('CameraTop')
     assert top.link == 'Head' and top.pose.position == pytest.approx((0.05871, 0, 0.06364))
 

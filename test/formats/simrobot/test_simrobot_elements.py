@@ -261,6 +261,7 @@ def test_hinge_joint_with_servo_limits_and_initial_position(scene_of) -> None:
     assert joint.motor == motors.ServoMotor(pytest.approx(math.radians(474)), 3.0, 40.0, 0.1, 2.0)
     assert robot.mass == pytest.approx(1.5)
     assert ('robot', 'arm') in robot.disabled_collisions
+    assert robot.self_collision is False  # one Body tree: one collision space in SimRobot
 
 
 def test_hinge_with_body_off_the_axis_keeps_rotation_centre(scene_of) -> None:
