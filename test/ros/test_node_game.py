@@ -187,58 +187,92 @@ def test_imu_reads_gravity_at_rest(client):
     assert msg.angular_velocity_covariance[0] > 0.0
 
 
+class JointRecorder:
+    """Records (stamp, position) of one joint from ``/robot1/joint_states``."""
+
+    def __init__(self, client, joint):
+        from sensor_msgs.msg import JointState
+        self.client = client
+        self.samples: list[tuple[float, float]] = []
+
+        def record(msg):
+            self.samples.append((stamp(msg.header), msg.position[list(msg.name).index(joint)]))
+        self.subscription = client.create_subscription(JointState, '/robot1/joint_states', record,
+                                                       qos(200))
+
+    def wait_until_time(self, sim_time, timeout=60.0):
+        assert spin_until(self.client, lambda: self.samples and self.samples[-1][0] >= sim_time,
+                          timeout), f'sim time did not reach {sim_time}'
+
+    def after(self, sim_time):
+        return [(t, q) for t, q in self.samples if t > sim_time]
+
+    def at(self, sim_time, window=0.05):
+        """Mean position within ``window`` around ``sim_time`` (a holding servo may dither)."""
+        near = [q for t, q in self.samples if abs(t - sim_time) <= window / 2 + 1e-9]
+        assert near, f'no sample near {sim_time}'
+        return sum(near) / len(near)
+
+    def close(self):
+        self.client.destroy_subscription(self.subscription)
+
+
+SETTLED = 1.5  # sim seconds: the NAOs drop onto the field at the start, heads swing until then
+
+
 def test_head_yaw_command_turns_the_head_within_the_servo_speed_limit(client, scene):
     from sensor_msgs.msg import JointState
     limit = scene.entity('robot1').joint('HeadYaw').motor.max_velocity
     target = 0.8
     publisher = client.create_publisher(JointState, '/robot1/joint_commands', 10)
-    samples: list[tuple[float, float]] = []
-
-    def record(msg):
-        samples.append((stamp(msg.header), msg.position[list(msg.name).index('HeadYaw')]))
-    subscription = client.create_subscription(JointState, '/robot1/joint_states', record, qos(100))
+    recorder = JointRecorder(client, 'HeadYaw')
     try:
         assert spin_until(client, lambda: publisher.get_subscription_count() > 0, 20.0)
+        recorder.wait_until_time(SETTLED)
+        sent_at = recorder.samples[-1][0]
         publisher.publish(JointState(name=['HeadYaw'], position=[target]))
-        assert spin_until(client, lambda: samples and abs(samples[-1][1] - target) < 0.02, 60.0)
-        reached = samples[-1][0]
-        assert spin_until(client, lambda: samples[-1][0] > reached + 0.2, 30.0)
+        assert spin_until(client, lambda: abs(recorder.samples[-1][1] - target) < 0.05, 60.0)
+        reached = recorder.samples[-1][0]
+        recorder.wait_until_time(reached + 0.5)
     finally:
-        client.destroy_subscription(subscription)
+        recorder.close()
         client.destroy_publisher(publisher)
-    speeds = [abs(q1 - q0) / (t1 - t0) for (t0, q0), (t1, q1) in zip(samples, samples[1:])
-              if t1 > t0]
+    # the way from 0.2 to 0.6 rad (a holding servo may dither around its start; not counted)
+    moves = recorder.after(sent_at)
+    begin = next(k for k, (_, q) in enumerate(moves) if q > 0.2)
+    end = next(k for k, (_, q) in enumerate(moves) if q > 0.6)
+    way = moves[begin - 1:end + 1]
+    speeds = [abs(q1 - q0) / (t1 - t0) for (t0, q0), (t1, q1) in zip(way, way[1:])]
     assert max(speeds) <= limit * 1.05
-    assert max(speeds) > 0.3 * limit  # it did move, not teleport
-    assert samples[-1][1] == pytest.approx(target, abs=0.02)  # and stays there
+    average = (way[-1][1] - way[0][1]) / (way[-1][0] - way[0][0])
+    assert 0.3 * limit < average <= limit  # it moved at a servo's pace, not teleported
+    assert recorder.at(recorder.samples[-1][0] - 0.15, 0.3) == pytest.approx(target, abs=0.05)
 
 
-def test_head_pitch_trajectory_is_executed_in_sim_time(client):
+def test_stamped_trajectory_is_executed_in_sim_time(client):
     from builtin_interfaces.msg import Duration
-    from sensor_msgs.msg import JointState
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
     publisher = client.create_publisher(JointTrajectory, '/robot1/joint_trajectory', 10)
-    samples = []
-
-    def record(msg):
-        samples.append((stamp(msg.header), msg.position[list(msg.name).index('HeadPitch')]))
-    subscription = client.create_subscription(JointState, '/robot1/joint_states', record, qos(100))
-    plan = JointTrajectory(joint_names=['HeadPitch'], points=[
-        JointTrajectoryPoint(positions=[0.3], time_from_start=Duration(sec=1)),
-        JointTrajectoryPoint(positions=[-0.3], time_from_start=Duration(sec=2))])
+    recorder = JointRecorder(client, 'HeadYaw')
     try:
         assert spin_until(client, lambda: publisher.get_subscription_count() > 0, 20.0)
-        assert spin_until(client, lambda: len(samples) > 2, 20.0)
+        recorder.wait_until_time(SETTLED)
+        start = recorder.samples[-1][0] + 0.5  # half a sim second from now
+        plan = JointTrajectory(joint_names=['HeadYaw'], points=[
+            JointTrajectoryPoint(positions=[0.3], time_from_start=Duration(sec=1)),
+            JointTrajectoryPoint(positions=[-0.3], time_from_start=Duration(sec=2))])
+        plan.header.stamp.sec = int(start)
+        plan.header.stamp.nanosec = round((start - int(start)) * 1e9)
         publisher.publish(plan)
-        assert spin_until(client, lambda: any(q > 0.25 for _, q in samples), 60.0)
-        peak_time = next(t for t, q in samples if q > 0.25)
-        assert spin_until(client, lambda: samples[-1][0] > peak_time + 1.5, 60.0)
+        recorder.wait_until_time(start + 2.5)
     finally:
-        client.destroy_subscription(subscription)
+        recorder.close()
         client.destroy_publisher(publisher)
-    start = next(t for t, q in samples if abs(q) > 0.01)
-    assert peak_time - start == pytest.approx(1.0, abs=0.25)  # 0.3 rad after ~1 s of sim time
-    assert samples[-1][1] == pytest.approx(-0.3, abs=0.03)
+    assert recorder.at(start - 0.2, 0.3) > 0.6  # nothing moved towards 0.3 before the stamp
+    # the NAO's head servo tracks loosely (it dithers around its set-point, see the simulator's
+    # servo model); the rover's pan joint checks tight tracking in test_node_default_scene
+    assert recorder.at(start + 1.0, 0.1) == pytest.approx(0.3, abs=0.12)
+    assert recorder.at(start + 2.5, 0.2) == pytest.approx(-0.3, abs=0.1)
 
 
 def test_bad_commands_are_rejected_counted_and_survived(client):
