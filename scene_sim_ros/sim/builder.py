@@ -141,16 +141,27 @@ class Builder:
             inertial_frames.append(frame)
             moments.append(principal)
         collision = [self.shapes.collision_shape(link.collisions, concave) for link in order]
+        # a height field is placed by moving its body's link frame (PyBullet ignores its
+        # collision frame); the base inertial frame PyBullet gets is expressed in that moved
+        # frame, so the centre of mass (what PyBullet reports) and our link frames stay put
+        field_frame = self.shapes.heightfield_frame(order[0].collisions)
+        body_pose, base_inertial = entity.pose, inertial_frames[0]
+        if field_frame is not None:
+            body_pose = entity.pose * field_frame
+            base_inertial = field_frame.inverse() * inertial_frames[0]
+        if any(self.shapes.heightfield_frame(link.collisions) for link in order[1:]):
+            self.shapes.warnings.append(f'entity {entity.name!r}: a height field on a non-root '
+                                        f'link sits at its mid height, not at its heights')
         visual = [self.shapes.visual_shape(link.visuals) for link in order]
         joints = [parent_joint[link.name] for link in order[1:]]
         flags = (pb.URDF_USE_SELF_COLLISION | pb.URDF_USE_SELF_COLLISION_EXCLUDE_PARENT
                  if entity.self_collision else 0)
         body = pb.createMultiBody(
             baseMass=masses[0], baseCollisionShapeIndex=collision[0],
-            baseVisualShapeIndex=visual[0], basePosition=entity.pose.position,
-            baseOrientation=entity.pose.orientation,
-            baseInertialFramePosition=inertial_frames[0].position,
-            baseInertialFrameOrientation=inertial_frames[0].orientation,
+            baseVisualShapeIndex=visual[0], basePosition=body_pose.position,
+            baseOrientation=body_pose.orientation,
+            baseInertialFramePosition=base_inertial.position,
+            baseInertialFrameOrientation=base_inertial.orientation,
             linkMasses=masses[1:], linkCollisionShapeIndices=collision[1:],
             linkVisualShapeIndices=visual[1:],
             linkPositions=[j.origin.position for j in joints],

@@ -12,7 +12,8 @@ Mapping of the model's shapes:
 - ``Torus``: a generated mesh for drawing; for collision, ring segments, each a convex hull, so
   that the hole stays open.
 - ``Heightfield``: PyBullet height field (collision only, a link's only collision shape), drawn
-  by the same height field.
+  by the same height field. PyBullet ignores a height field's collision frame, so the builder
+  moves the body by :meth:`ShapeCache.heightfield_frame` instead (root links only).
 - A ``Plane`` is drawn as a thin 200 m x 200 m box just below z = 0.
 
 All shapes of one link form one PyBullet collision shape and one visual shape
@@ -81,6 +82,22 @@ class ShapeCache:
             parts = [part for c in collisions for part in self._collision_parts(c.shape, c.pose)]
             self._collision[key] = self._create(parts, collision=True, concave=concave)
         return self._collision[key]
+
+    @staticmethod
+    def heightfield_frame(collisions: Sequence[Collision]) -> Pose | None:
+        """Where the link frame of a height field link must be moved for the terrain to sit at
+        its heights (None without a height field).
+
+        PyBullet centres a height field between its lowest and highest sample and ignores
+        ``collisionFramePosition``/``Orientation`` for ``GEOM_HEIGHTFIELD``; so the builder moves
+        the *body* by this pose instead (the field's mount pose shifted up by its mid height).
+        """
+        for collision in collisions:
+            if isinstance(collision.shape, Heightfield):
+                heights = collision.shape.heights
+                middle = (float(heights.min()) + float(heights.max())) / 2.0
+                return collision.pose * Pose((0.0, 0.0, middle))
+        return None
 
     def _collision_parts(self, shape: Shape, pose: Pose) -> list[_Part]:
         if isinstance(shape, Torus):
@@ -193,17 +210,13 @@ class ShapeCache:
         field_ = part.heightfield
         assert field_ is not None
         rows, columns = field_.heights.shape
-        # PyBullet centres a height field between its lowest and highest sample
-        middle = (float(field_.heights.min()) + float(field_.heights.max())) / 2.0
-        pose = part.pose * Pose((0.0, 0.0, middle))
         kwargs = dict(meshScale=[field_.size_x / max(columns - 1, 1),
                                  field_.size_y / max(rows - 1, 1), 1.0],
                       heightfieldData=field_.heights.ravel().tolist(),
                       numHeightfieldRows=columns, numHeightfieldColumns=rows,
                       physicsClientId=self.client)
-        if collision:
-            return pb.createCollisionShape(pb.GEOM_HEIGHTFIELD, collisionFramePosition=pose.position,
-                                           collisionFrameOrientation=pose.orientation, **kwargs)
+        if collision:  # placed by moving the body: see heightfield_frame
+            return pb.createCollisionShape(pb.GEOM_HEIGHTFIELD, **kwargs)
         # PyBullet draws a height field only as the visual of its own collision shape
         return -1
 

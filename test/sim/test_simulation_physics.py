@@ -169,3 +169,17 @@ def test_scene_object_initial_velocity_is_applied():
     sim = Simulation(Scene('s', (moving,), gravity=(0, 0, 0), step_length=0.01))
     sim.step(100)
     assert sim.get_pose('ball')[0][0] == pytest.approx(1.0, rel=1e-6)
+
+
+def test_heightfield_terrain_sits_at_its_heights_and_reports_its_model_pose():
+    from scene_sim_ros.scene import Collision, Entity, Heightfield, Link, Pose
+
+    heights = np.full((5, 5), 0.4)
+    heights[0, 0] = 0.0  # min 0, max 0.4: PyBullet would centre the field at 0.2
+    terrain = Entity('terrain', 'static', (Link('terrain', collisions=(
+        Collision(Heightfield(heights, 4.0, 4.0)),)),), pose=Pose((0.0, 0.0, 0.5)),
+        fixed_base=True)
+    sim = Simulation(Scene('field', entities=(terrain, ball(position=(0.5, 0.5, 1.5)))))
+    assert sim.get_pose('terrain')[0] == pytest.approx((0.0, 0.0, 0.5))
+    sim.step(round(1.5 / sim.step_length))
+    assert sim.get_pose('ball')[0][2] == pytest.approx(0.5 + 0.4 + 0.05, abs=0.01)

@@ -49,9 +49,6 @@ def test_corpus_world_simulates_five_seconds(corpus_dir: Path, path: Path) -> No
         assert np.abs(end).max() < 100.0
 
 
-@pytest.mark.xfail(reason='sim/builder.py link_order() numbers links breadth-first but '
-                          'PyBullet createMultiBody stores them depth-first, so joints of '
-                          'branching trees get the wrong PyBullet index', strict=False)
 def test_corpus_laikago_starts_at_qpos_in_the_simulator(corpus_dir: Path) -> None:
     scene = load_scene(corpus_dir / 'raisim/raisim2Lib/rsc/laikago.xml')
     with Simulation(scene) as sim:
@@ -69,9 +66,6 @@ def test_corpus_laikago_treadmill_moves_at_two_metres_per_second(corpus_dir: Pat
     assert orientation == pytest.approx((0.0, 0.0, 0.0, 1.0), abs=1e-9)
 
 
-@pytest.mark.xfail(reason='sim/shapes.py offsets a height field by its mid height through '
-                          'collisionFramePosition, which PyBullet ignores for GEOM_HEIGHTFIELD: '
-                          'the terrain sits (min+max)/2 too low', strict=False)
 def test_heightmap_ball_lands_at_the_terrain_height(write_file: Callable[[str, str], Path]
                                                     ) -> None:
     # 7 x 7 samples 1 m apart; a flat 3 x 3 plateau around sample (x index 4, y index 1)
