@@ -33,7 +33,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-GAME = REPO.parent / 'shared' / 'corpus' / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
+GAME = (REPO.parent / 'shared' / 'corpus' / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes'
+        / 'Game.ros2')
 
 
 def isolate_ros(log_dir: str) -> None:

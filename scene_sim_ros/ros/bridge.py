@@ -21,7 +21,7 @@ from trajectory_msgs.msg import JointTrajectory
 from ..scene import Entity
 from . import qos
 from .adapters import ADAPTERS, OPTICAL_KINDS, AdapterSettings, SensorAdapter
-from .commands import (CommandRejected, JointCommand, Trajectory, default_interface,
+from .commands import (CommandRejected, JointCommand, Trajectory,
                        forward_commands, joint_state_commands, trajectory)
 from .conversions import joint_state_message, set_stamp, stamp_seconds
 from .names import ros_name, sensor_groups
@@ -228,4 +228,4 @@ def check_controller_joints(entity: Entity, controller: str, joints: Iterable[st
     return chosen
 
 
-__all__ = ['EntityBridge', 'check_controller_joints', 'default_interface', 'ros_name']
+__all__ = ['EntityBridge', 'check_controller_joints', 'ros_name']

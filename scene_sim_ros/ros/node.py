@@ -40,7 +40,6 @@ import rclpy
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
@@ -74,8 +73,6 @@ PUBLISH_RATES = {  # Hz in sim time, 0 = after every step (config/params.yaml do
 
 REJECTION_LOG_PERIOD = 2.0
 """Wall seconds between two warnings about rejected commands from one topic."""
-
-RCLError = _rclpy.RCLError
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from scene_sim_ros.scene import Pose  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_SCENE = REPO / 'scene_sim_ros' / 'data' / 'scenes' / 'default.ros2'
-GAME = REPO.parent / 'shared' / 'corpus' / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
+GAME = (REPO.parent / 'shared' / 'corpus' / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes'
+        / 'Game.ros2')
 
 
 def chained_link_poses(sim, entity):
