@@ -16,7 +16,8 @@
 #   3. interfaces/tf2_msgs and interfaces/simulation_interfaces, each built with pip
 #      (scikit-build-core + CMake) only where the package is not importable from elsewhere;
 #   4. pip install -e . (the scene_sim_ros package and its console scripts in .venv/bin).
-set -euo pipefail
+set -Eeuo pipefail
+trap 'printf "\033[1;31m[dev.sh] error:\033[0m line %s: %s failed\n" "$LINENO" "$BASH_COMMAND" >&2' ERR
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 VENV="$ROOT/.venv"
@@ -118,7 +119,7 @@ create_venv() {
 # (an extra index folder that does not exist).
 pip_install() {
     "$VENV/bin/python" -m pip --disable-pip-version-check -q "$@" \
-        2> >(grep -v --line-buffered "is ignored: it is neither a file nor a directory" >&2)
+        2> >(grep -v --line-buffered "is ignored: it is neither a file nor a directory" >&2 || true)
 }
 
 install_requirements() {
@@ -170,9 +171,9 @@ ros_wheels_key() {
 install_interface() {
     local pkg="$1" key="$2" cache wheel started=$SECONDS
     cache="${SCENE_SIM_ROS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scene_sim_ros}/wheels/$pkg-$key"
-    wheel="$(find "$cache" -name '*.whl' 2>/dev/null | head -n1)"
+    wheel="$(find "$cache" -name '*.whl' 2>/dev/null | head -n1 || true)"
     if [[ -z "$wheel" ]]; then
-        log "building interfaces/$pkg (CMake + rosidl; tf2_msgs ~20 s, simulation_interfaces ~2 min)"
+        log "building interfaces/$pkg (CMake + rosidl, C and Python only; tf2_msgs ~15 s, simulation_interfaces ~1 min)"
         rm -rf "$cache.tmp"
         AMENT_PREFIX_PATH="$VENV" pip_install wheel --no-build-isolation --no-deps -w "$cache.tmp" \
             "$ROOT/interfaces/$pkg" \

@@ -11,6 +11,11 @@
 #    AMENT_PREFIX_PATH at configure time, and find_package() needs the wheels' prefix. The
 #    wheels install into the prefix of the Python that runs the build (scikit-build-core passes
 #    Python_EXECUTABLE): add it to CMAKE_PREFIX_PATH, and use it as AMENT_PREFIX_PATH if unset.
+# 3. ros_wheels_python_only(): called by a package's CMakeLists after find_package() of the
+#    generators and before rosidl_generate_interfaces(). With ROS_WHEELS_PYTHON_ONLY=ON (the
+#    pip route sets it) only what rclpy uses is generated and compiled (C, the C type supports,
+#    Python); the C++ headers and type supports are skipped, which halves the build time.
+#    Wire format and type hashes are unchanged.
 cmake_minimum_required(VERSION 3.21)  # cmake_language(DEFER)
 include_guard(GLOBAL)
 
@@ -66,3 +71,19 @@ function(_rwf_drop_missing_include_dirs)
 endfunction()
 
 cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _rwf_drop_missing_include_dirs)
+
+option(ROS_WHEELS_PYTHON_ONLY "Generate only the C and Python interface code" OFF)
+
+macro(ros_wheels_python_only)
+  if(ROS_WHEELS_PYTHON_ONLY)
+    set(_rwf_kept "")
+    foreach(_rwf_ext IN LISTS AMENT_EXTENSIONS_rosidl_generate_idl_interfaces)
+      if(_rwf_ext MATCHES "^rosidl_(generator_cpp|typesupport_cpp|typesupport_fastrtps_cpp|typesupport_introspection_cpp):")
+        message(STATUS "ros_wheels_fixes: skipping ${_rwf_ext}")
+      else()
+        list(APPEND _rwf_kept "${_rwf_ext}")
+      endif()
+    endforeach()
+    set(AMENT_EXTENSIONS_rosidl_generate_idl_interfaces ${_rwf_kept})
+  endif()
+endmacro()
