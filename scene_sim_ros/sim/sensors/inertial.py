@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...scene.transforms import Pose, matrix_from_quat, quat_normalized
+from ...scene.transforms import Pose, cross, matrix_from_quat, quat_normalized
 from .base import Reader
 from .noise import add_gaussian
 
@@ -36,7 +36,8 @@ class AccelerometerReader(Reader):
     def _point_velocity(self) -> np.ndarray:
         linear, angular = self.sim.link_world_velocity(self.entity, self.sensor.link)
         offset = self.link_pose().rotate(self.sensor.pose.position)
-        return np.asarray(linear) + np.cross(angular, offset)
+        # plain tuples: this runs after every step for every accelerometer (np.cross costs 10x)
+        return np.add(linear, cross(angular, offset))
 
     def after_step(self) -> None:
         velocity = self._point_velocity()
