@@ -56,7 +56,7 @@ data_files += _tree('scenes', f'share/{PACKAGE}/scenes')
 setup(
     name=PACKAGE,
     version=_version(),
-    packages=find_packages(exclude=['test', 'test.*']),
+    packages=find_packages(include=[PACKAGE, f'{PACKAGE}.*'], exclude=['test', 'test.*']),
     package_data={PACKAGE: _package_data()},
     data_files=[(dest, files) for dest, files in data_files if files],
     python_requires='>=3.10',
