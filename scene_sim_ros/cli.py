@@ -58,8 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest='command', metavar='COMMAND')
 
-    inspect = commands.add_parser('inspect', help='load a scene and print a summary',
-                                  description='Load a scene and print a summary.')
+    inspect = commands.add_parser(
+        'inspect', help='load a scene and print a summary',
+        description='Load a scene and print a summary (exit 2 with file:line: message on a bad '
+                    'scene).',
+        epilog='examples:\n  scene-sim-ros inspect Game.ros2\n'
+               '  scene-sim-ros inspect world.xml --param floor_height=0 --json',
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_scene_args(inspect)
     inspect.add_argument('--json', action='store_true', help='print one JSON object')
 
@@ -86,15 +91,22 @@ def build_parser() -> argparse.ArgumentParser:
                      help='start robot_state_publisher for every robot (needs a ROS 2 '
                           'distribution); the simulator then leaves link TF to them')
 
-    urdf = commands.add_parser('urdf', help="print one entity's URDF (its robot_description)",
-                               description="Print one entity's URDF (its robot_description).")
+    urdf = commands.add_parser(
+        'urdf', help="print one entity's URDF (its robot_description)",
+        description="Print one entity's URDF (its robot_description); meshes are written as "
+                    'files and referenced with file:// URIs.',
+        epilog='example:\n  scene-sim-ros urdf SimpleVehicle.ros2 --entity car > car.urdf',
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_scene_args(urdf)
     urdf.add_argument('--entity', required=True, help='entity name (see inspect)')
     urdf.add_argument('--mesh-dir', type=Path, default=None,
                       help='where mesh files are written (default: a cache directory)')
 
-    topics = commands.add_parser('topics', help='list what run would publish and subscribe',
-                                 description='List the topics and services of `run`.')
+    topics = commands.add_parser(
+        'topics', help='list what run would publish and subscribe',
+        description='List the topics and services of `run` on that scene.',
+        epilog='example:\n  scene-sim-ros topics SimpleVehicle.ros2 --namespace /sim',
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_scene_args(topics)
     topics.add_argument('--namespace', default='', help='as for run')
     return parser

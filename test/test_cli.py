@@ -193,10 +193,6 @@ def test_inspect_raisim_without_its_parameters_names_each_missing_one() -> None:
 
 
 @needs(TEMPLATED_WORLD)
-@pytest.mark.xfail(strict=True, reason='RaiSim [THIS_DIR] is substituted with the relative '
-                   'directory of the file and then resolved against that directory again, so a '
-                   'world given by a relative path (../shared/corpus/...) doubles the prefix '
-                   "('rsc/xmlScripts/shared/corpus/...') and its includes/URDF are not found")
 def test_inspect_raisim_world_given_by_a_relative_path() -> None:
     relative = os.path.relpath(TEMPLATED_WORLD, REPO)
     result = cli('inspect', '--json', relative, *params(TEMPLATE_PARAMETERS))
@@ -349,8 +345,6 @@ def test_help_of_run_shows_an_example() -> None:
 
 
 @pytest.mark.parametrize('command', ['inspect', 'urdf', 'topics'])
-@pytest.mark.xfail(strict=True, reason='cli.py gives only the top-level parser and `run` an '
-                   'epilog with examples; `inspect/urdf/topics --help` show none')
 def test_help_of_each_command_shows_an_example(command: str) -> None:
     result = cli(command, '--help')
     assert result.returncode == 0
