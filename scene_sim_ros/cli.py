@@ -26,6 +26,8 @@ examples:
   scene-sim-ros inspect Game.ros2 --json | python3 -m json.tool
   scene-sim-ros urdf SimpleVehicle.ros2 --entity car > car.urdf
   scene-sim-ros topics SimpleVehicle.ros2
+  scene-sim-ros send rover pan_joint=1.0        # while `run` is going, from another terminal
+  scene-sim-ros snapshot /rover/camera/image_raw camera.png
 """
 
 
@@ -109,7 +111,52 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_scene_args(topics)
     topics.add_argument('--namespace', default='', help='as for run')
+    listing = commands.add_parser(
+        'list', help='list the topics and services of the running ROS graph',
+        description='List the topics and services of the running ROS graph (like ros2 topic '
+                    'list / ros2 service list, for machines without ros2cli).',
+        epilog='example:\n  scene-sim-ros list', formatter_class=argparse.RawDescriptionHelpFormatter)
+    listing.add_argument('--wait', type=float, default=2.0, help='seconds of discovery')
+
+    send = commands.add_parser(
+        'send', help='send one joint command to a running simulation',
+        description='Publish one sensor_msgs/JointState on <entity>/joint_commands.',
+        epilog='examples:\n  scene-sim-ros send rover pan_joint=1.0 tilt_joint=0.3\n'
+               '  scene-sim-ros send rover left_wheel_joint=5 right_wheel_joint=5 --velocity',
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    send.add_argument('entity', help='robot entity (see inspect or topics)')
+    send.add_argument('joints', nargs='+', metavar='JOINT=VALUE')
+    kind = send.add_mutually_exclusive_group()
+    kind.add_argument('--velocity', dest='kind', action='store_const', const='velocity',
+                      help='velocities (rad/s, m/s) instead of positions')
+    kind.add_argument('--effort', dest='kind', action='store_const', const='effort',
+                      help='efforts (N*m, N) instead of positions')
+    send.add_argument('--namespace', default='', help='the simulation\'s namespace')
+
+    snapshot = commands.add_parser(
+        'snapshot', help='save one image of a running camera as PNG',
+        description='Receive one sensor_msgs/Image and write it as a PNG file.',
+        epilog='example:\n  scene-sim-ros snapshot /rover/camera/image_raw camera.png',
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    snapshot.add_argument('topic')
+    snapshot.add_argument('file', type=Path)
+    snapshot.add_argument('--timeout', type=float, default=15.0)
     return parser
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from .ros.tools import list_graph
+    return list_graph(args.wait)
+
+
+def cmd_send(args: argparse.Namespace) -> int:
+    from .ros.tools import send_joint_command
+    return send_joint_command(args.entity, args.joints, args.kind or 'position', args.namespace)
+
+
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    from .ros.tools import save_snapshot
+    return save_snapshot(args.topic, args.file, args.timeout)
 
 
 def _load(args: argparse.Namespace):
@@ -231,7 +278,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == 'run':
             return cmd_run(args, ros_args)
-        return {'inspect': cmd_inspect, 'urdf': cmd_urdf, 'topics': cmd_topics}[args.command](args)
+        return {'inspect': cmd_inspect, 'urdf': cmd_urdf, 'topics': cmd_topics, 'list': cmd_list,
+                'send': cmd_send, 'snapshot': cmd_snapshot}[args.command](args)
     except SceneLoadError as err:
         print(str(err), file=sys.stderr)
         return EXIT_SCENE_ERROR

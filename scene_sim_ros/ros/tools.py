@@ -1,0 +1,134 @@
+"""Small ROS 2 client commands for machines without ros2cli (``scene-sim-ros list|send|snapshot``).
+
+On a ROS 2 distribution ``ros2 topic list``, ``ros2 topic pub`` and ``rqt_image_view`` do the same;
+these exist so that the first five minutes work on a machine with only the PyPI wheels.
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+import rclpy
+from rclpy.node import Node
+from rclpy.qos import qos_profile_sensor_data, qos_profile_system_default
+from sensor_msgs.msg import Image, JointState
+
+
+def _node(name: str) -> Node:
+    rclpy.init()
+    return rclpy.create_node(name)
+
+
+def _close(node: Node) -> None:
+    node.destroy_node()
+    rclpy.try_shutdown()
+
+
+def list_graph(wait: float = 2.0) -> int:
+    """Print the topics (with types) and services currently in the ROS graph."""
+    node = _node('scene_sim_ros_list')
+    try:
+        time.sleep(wait)  # discovery
+        topics = node.get_topic_names_and_types()
+        services = node.get_service_names_and_types()
+    finally:
+        _close(node)
+    for name, types in sorted(topics):
+        print(f'topic    {name:<48} {", ".join(types)}')
+    for name, types in sorted(services):
+        if not name.endswith(('parameters', 'parameter_types', 'parameters_atomically',
+                              'get_type_description')):
+            print(f'service  {name:<48} {", ".join(types)}')
+    return 0
+
+
+def send_joint_command(entity: str, assignments: list[str], kind: str = 'position',
+                       namespace: str = '', timeout: float = 10.0) -> int:
+    """Publish one ``sensor_msgs/JointState`` command (``JOINT=VALUE`` pairs) to an entity."""
+    names, values = [], []
+    for item in assignments:
+        joint, sep, value = item.partition('=')
+        if not sep:
+            print(f'expected JOINT=VALUE, got {item!r}', file=sys.stderr)
+            return 2
+        names.append(joint)
+        values.append(float(value))
+    topic = '/'.join(p for p in (namespace.strip('/'), entity, 'joint_commands') if p)
+    node = _node('scene_sim_ros_send')
+    try:
+        publisher = node.create_publisher(JointState, '/' + topic, qos_profile_system_default)
+        deadline = time.monotonic() + timeout
+        while publisher.get_subscription_count() == 0:
+            if time.monotonic() > deadline:
+                print(f'nobody subscribes to /{topic} (is the simulation running?)',
+                      file=sys.stderr)
+                return 1
+            time.sleep(0.05)
+        msg = JointState(name=names)
+        setattr(msg, kind, values)
+        publisher.publish(msg)
+        time.sleep(0.3)  # let the message leave before the node goes away
+        print(f'sent {kind} {dict(zip(names, values))} to /{topic}')
+    finally:
+        _close(node)
+    return 0
+
+
+def save_snapshot(topic: str, path: Path, timeout: float = 15.0) -> int:
+    """Receive one ``sensor_msgs/Image`` from ``topic`` and write it as a PNG."""
+    node = _node('scene_sim_ros_snapshot')
+    received: list[Image] = []
+    try:
+        node.create_subscription(Image, topic, received.append, qos_profile_sensor_data)
+        deadline = time.monotonic() + timeout
+        while not received and time.monotonic() < deadline:
+            rclpy.spin_once(node, timeout_sec=0.1)
+    finally:
+        _close(node)
+    if not received:
+        print(f'no image on {topic} within {timeout:g} s', file=sys.stderr)
+        return 1
+    msg = received[0]
+    pixels = image_to_rgb(msg)
+    path.write_bytes(encode_png(pixels))
+    print(f'{path}: {msg.width}x{msg.height} {msg.encoding} from {topic} '
+          f'(stamp {msg.header.stamp.sec}.{msg.header.stamp.nanosec:09d})')
+    return 0
+
+
+def image_to_rgb(msg: Image) -> np.ndarray:
+    """An HxWx3 uint8 view of an rgb8/bgr8/mono8 image; 32FC1 depth is scaled to grey."""
+    data = np.frombuffer(bytes(msg.data), dtype=np.uint8)
+    if msg.encoding in ('rgb8', 'bgr8'):
+        rgb = data.reshape(msg.height, msg.step)[:, :msg.width * 3].reshape(msg.height, msg.width, 3)
+        return rgb[..., ::-1] if msg.encoding == 'bgr8' else rgb
+    if msg.encoding == 'mono8':
+        grey = data.reshape(msg.height, msg.step)[:, :msg.width]
+    elif msg.encoding == '32FC1':
+        depth = data.view(np.float32).reshape(msg.height, msg.width)
+        finite = np.isfinite(depth)
+        top = float(depth[finite].max()) if finite.any() else 1.0
+        grey = np.where(finite, 255.0 * (1.0 - np.clip(depth / top, 0.0, 1.0)), 0).astype(np.uint8)
+    else:
+        raise ValueError(f'unsupported image encoding {msg.encoding!r}')
+    return np.repeat(grey[..., None], 3, axis=2)
+
+
+def encode_png(rgb: np.ndarray) -> bytes:
+    """A minimal PNG (8-bit RGB, no filtering) of an HxWx3 uint8 array."""
+    height, width, _ = rgb.shape
+    rows = np.hstack([np.zeros((height, 1), dtype=np.uint8),
+                      np.ascontiguousarray(rgb, dtype=np.uint8).reshape(height, width * 3)])
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (struct.pack('>I', len(body)) + kind + body
+                + struct.pack('>I', zlib.crc32(kind + body) & 0xFFFFFFFF))
+
+    header = struct.pack('>IIBBBBB', width, height, 8, 2, 0, 0, 0)
+    return (b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', header)
+            + chunk(b'IDAT', zlib.compress(rows.tobytes(), 6)) + chunk(b'IEND', b''))
