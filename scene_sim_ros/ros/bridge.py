@@ -25,6 +25,7 @@ from .commands import (CommandRejected, JointCommand, Trajectory,
                        forward_commands, joint_state_commands, trajectory)
 from .conversions import joint_state_message, set_stamp, stamp_seconds
 from .names import ros_name, sensor_groups
+from .tf import EntityFrames
 
 if TYPE_CHECKING:
     from .node import SimNode
@@ -47,6 +48,9 @@ class EntityBridge:
         self.subscriptions: list[Any] = []
         self.adapters: list[SensorAdapter] = []
         self.trajectory: Trajectory | None = None
+        self.frames: EntityFrames | None = None  # set by the node (its TF frames)
+        self.static_frames: list[str] = []  # child frames this entity put on /tf_static
+        self.moves = True  # false: the root is on /tf_static, not /tf
         if self.is_robot:
             self._create_joint_interfaces()
             self._create_adapters()

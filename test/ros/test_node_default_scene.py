@@ -193,3 +193,14 @@ def test_robot_description_is_latched(client):
     (msg,) = wait_for_messages(client, String, '/rover/robot_description', count=1,
                                timeout=20.0, qos=qos(1, True))
     assert '<robot' in msg.data and 'pan_joint' in msg.data
+
+
+def test_clock_has_one_publisher_and_the_node_does_not_listen_to_itself(client):
+    """The node publishes /clock and, with use_sim_time (the CLI's default), takes its own ROS
+    time from the physics thread: a /clock subscription of its own would wake its executor
+    every step."""
+    assert spin_until(client, lambda: client.count_publishers('/clock') == 1, 10.0)
+    publishers = client.get_publishers_info_by_topic('/clock')
+    assert [p.node_name for p in publishers] == ['scene_sim']
+    subscribers = client.get_subscriptions_info_by_topic('/clock')
+    assert 'scene_sim' not in [s.node_name for s in subscribers]

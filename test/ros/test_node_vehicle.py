@@ -1,6 +1,7 @@
 """The node on SimRobot's SimpleVehicle.ros2 under a namespace, from a separate process: the
 wheels turn on a velocity command and TF shows the car moving; the namespace moves every topic
-of the car but not /tf and /clock. One launch serves the module."""
+of the car but not /tf and /clock; a per-sensor parameter renames a topic and sets its rate.
+One launch serves the module."""
 
 from __future__ import annotations
 
@@ -27,7 +28,9 @@ def sim_node(tmp_path_factory):
     if not VEHICLE.exists():
         pytest.skip(f'corpus scene {VEHICLE} is absent')
     argv = [sys.executable, '-u', '-m', 'scene_sim_ros.cli', 'run', str(VEHICLE),
-            '--namespace', 'sim', '--real-time-factor', '2']
+            '--namespace', 'sim', '--real-time-factor', '2',
+            '--ros-args', '-p', 'sensors.car.LaserRangeFinder.topic:=car/front_laser',
+            '-p', 'sensors.car.LaserRangeFinder.rate:=10.0']
     with ManagedProcess(argv, log_dir=tmp_path_factory.mktemp('vehicle'), name='sim_node',
                         ready=r'real-time factor', ready_timeout=60.0) as proc:
         yield proc
@@ -90,10 +93,13 @@ def test_velocity_command_drives_the_car(client):
         client.destroy_publisher(publisher)
 
 
-def test_one_row_spherical_depth_sensor_is_a_laser_scan(client):
+def test_one_row_spherical_depth_sensor_is_a_laser_scan_with_overridden_topic_and_rate(client):
     from sensor_msgs.msg import LaserScan
-    (scan,) = wait_for_messages(client, LaserScan, '/sim/car/LaserRangeFinder/scan', count=1,
-                                timeout=20.0)
+    scans = wait_for_messages(client, LaserScan, '/sim/car/front_laser/scan', count=3,
+                              timeout=20.0)
+    stamps = [m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 for m in scans]
+    assert [b - a for a, b in zip(stamps, stamps[1:])] == pytest.approx([0.1, 0.1], abs=1e-6)
+    scan = scans[-1]
     assert len(scan.ranges) == 100
     assert scan.angle_min == pytest.approx(-math.radians(60), abs=1e-6)
     assert scan.angle_max == pytest.approx(math.radians(60), abs=1e-6)
