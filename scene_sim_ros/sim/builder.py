@@ -18,6 +18,15 @@ Collision rules: ``Entity.self_collision`` turns on PyBullet self-collision (par
 never collide); ``disabled_collisions`` pairs are filtered out; with
 ``Scene.body_collisions`` false, movable entities collide with static ones only (SimRobot's
 ``bodyCollisions``); explicit ``collision_group``/``collision_mask`` win over both.
+
+Sensor links: PyBullet's contact points do not say which shape of a link touched, so the
+collision shapes a :class:`~scene_sim_ros.scene.sensors.CollisionSensor` names go onto a helper
+link of their own, fixed to the model link at identity and numbered after all model links (model
+link indices stay PyBullet's). It takes :data:`SENSOR_LINK_MASS` (at most 1 %) of its link's mass
+at the link's centre of mass with proportional inertia, so the entity's mass, centre of mass and
+inertia stay the model's. It collides with nothing its link is excluded from. Helper links belong
+to no model API: :attr:`BuiltEntity.link_names` lists model links only; ``sensor_links`` and
+``helper_parent`` map sensors to helpers and helpers back to their model link.
 """
 
 from __future__ import annotations
@@ -30,12 +39,14 @@ import pybullet as pb
 
 from ..errors import SimulationError
 from ..scene import Entity, Joint, Link, Pose, Scene, ServoMotor
+from ..scene.sensors import CollisionSensor
 from ..scene.transforms import quat_from_matrix
 from .materials import LinkContact, link_material
 from .motors import MotorBank
 from .shapes import ShapeCache, apply_colors
 
 MIN_MASS = 1e-3
+SENSOR_LINK_MASS = 1e-4
 POINT_MASS_RADIUS = 0.01
 MIN_PRINCIPAL_INERTIA = 1e-9
 JOINT_TYPES = {'revolute': pb.JOINT_REVOLUTE, 'prismatic': pb.JOINT_PRISMATIC,
@@ -60,6 +71,8 @@ class BuiltEntity:
     kinematic_pose: Pose | None = None
     kinematic_velocity: tuple = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))  # (linear, angular)
     inertial_inverse: dict[int, Pose] = field(default_factory=dict)  # link frame in inertial
+    sensor_links: dict[str, int] = field(default_factory=dict)  # sensor -> helper link index
+    helper_parent: dict[int, int] = field(default_factory=dict)  # helper -> model link index
 
     def __post_init__(self) -> None:
         self.inertial_inverse = {i: pose.inverse() for i, pose in self.inertial.items()}
@@ -67,6 +80,54 @@ class BuiltEntity:
     @property
     def name(self) -> str:
         return self.entity.name
+
+    def model_link_index(self, index: int) -> int:
+        """The model link a PyBullet link index stands for (a helper's link; else itself)."""
+        return self.helper_parent.get(index, index)
+
+    def model_link_name(self, index: int) -> str | None:
+        return self.link_names.get(self.helper_parent.get(index, index))
+
+    def own_link_indices(self, index: int) -> tuple[int, ...]:
+        """PyBullet link ``index`` and the indices of its helper links."""
+        return (index, *(h for h, parent in self.helper_parent.items() if parent == index))
+
+
+@dataclass
+class _SensorLink:
+    """A helper link carrying the collision shapes ``collisions`` that ``sensors`` name."""
+
+    parent: str
+    collisions: tuple
+    sensors: list[str]
+
+
+def sensor_links(entity: Entity, warnings: list[str]) -> list[_SensorLink]:
+    """Helper links for the collision sensors of ``entity`` that name shapes of their link."""
+    links = {link.name: link for link in entity.links}
+    helpers: dict[tuple[str, frozenset], _SensorLink] = {}
+    taken: dict[str, set[str]] = {}
+    for sensor in entity.sensors:
+        if not isinstance(sensor, CollisionSensor) or not sensor.shapes or \
+                sensor.link not in links:
+            continue
+        wanted = frozenset(sensor.shapes)
+        key = (sensor.link, wanted)
+        if key in helpers:
+            helpers[key].sensors.append(sensor.name)
+            continue
+        named = tuple(c for c in links[sensor.link].collisions if c.name in wanted)
+        missing = wanted - {c.name for c in named}
+        used = taken.setdefault(sensor.link, set())
+        if missing or not named or used & wanted:
+            reason = (f'names unknown shapes {sorted(missing)}' if missing or not named
+                      else 'shares shapes with another collision sensor')
+            warnings.append(f'entity {entity.name!r}: collision sensor {sensor.name!r} {reason}; '
+                            f'it reports contacts of all shapes of link {sensor.link!r}')
+            continue
+        used |= wanted
+        helpers[key] = _SensorLink(sensor.link, named, [sensor.name])
+    return list(helpers.values())
 
 
 def link_order(entity: Entity) -> tuple[list[Link], dict[str, Joint]]:
@@ -140,7 +201,10 @@ class Builder:
             masses.append(0.0 if (i == 0 and fixed) else mass)
             inertial_frames.append(frame)
             moments.append(principal)
-        collision = [self.shapes.collision_shape(link.collisions, concave) for link in order]
+        helpers = sensor_links(entity, self.shapes.warnings)
+        moved = {id(c) for helper in helpers for c in helper.collisions}
+        collision = [self.shapes.collision_shape(
+            tuple(c for c in link.collisions if id(c) not in moved), concave) for link in order]
         # a height field is placed by moving its body's link frame (PyBullet ignores its
         # collision frame); the base inertial frame PyBullet gets is expressed in that moved
         # frame, so the centre of mass (what PyBullet reports) and our link frames stay put
@@ -154,6 +218,18 @@ class Builder:
                                         f'link sits at its mid height, not at its heights')
         visual = [self.shapes.visual_shape(link.visuals) for link in order]
         joints = [parent_joint[link.name] for link in order[1:]]
+        position = {link.name: i for i, link in enumerate(order)}
+        helper_masses, helper_moments, helper_origins = [], [], []
+        for helper in helpers:
+            i = position[helper.parent]
+            mass = min(SENSOR_LINK_MASS, 0.01 * masses[i])
+            share = mass / masses[i] if masses[i] > 0.0 else 0.0
+            helper_masses.append(mass)
+            helper_moments.append(tuple(max(m * share, MIN_PRINCIPAL_INERTIA) for m in moments[i]))
+            masses[i] -= mass
+            moments[i] = tuple(m * (1.0 - share) for m in moments[i])  # type: ignore[assignment]
+            at_moved_root = i == 0 and field_frame is not None
+            helper_origins.append(field_frame.inverse() if at_moved_root else Pose())
         flags = (pb.URDF_USE_SELF_COLLISION | pb.URDF_USE_SELF_COLLISION_EXCLUDE_PARENT
                  if entity.self_collision else 0)
         body = pb.createMultiBody(
@@ -162,15 +238,23 @@ class Builder:
             baseOrientation=body_pose.orientation,
             baseInertialFramePosition=base_inertial.position,
             baseInertialFrameOrientation=base_inertial.orientation,
-            linkMasses=masses[1:], linkCollisionShapeIndices=collision[1:],
-            linkVisualShapeIndices=visual[1:],
-            linkPositions=[j.origin.position for j in joints],
-            linkOrientations=[j.origin.orientation for j in joints],
-            linkInertialFramePositions=[f.position for f in inertial_frames[1:]],
-            linkInertialFrameOrientations=[f.orientation for f in inertial_frames[1:]],
-            linkParentIndices=[index[j.parent] + 1 for j in joints],
-            linkJointTypes=[JOINT_TYPES[j.type] for j in joints],
-            linkJointAxis=[j.axis for j in joints],
+            linkMasses=masses[1:] + helper_masses,
+            linkCollisionShapeIndices=collision[1:] + [
+                self.shapes.collision_shape(h.collisions, concave) for h in helpers],
+            linkVisualShapeIndices=visual[1:] + [-1] * len(helpers),
+            linkPositions=[j.origin.position for j in joints]
+            + [o.position for o in helper_origins],
+            linkOrientations=[j.origin.orientation for j in joints]
+            + [o.orientation for o in helper_origins],
+            linkInertialFramePositions=[f.position for f in inertial_frames[1:]]
+            + [inertial_frames[position[h.parent]].position for h in helpers],
+            linkInertialFrameOrientations=[f.orientation for f in inertial_frames[1:]]
+            + [inertial_frames[position[h.parent]].orientation for h in helpers],
+            linkParentIndices=[index[j.parent] + 1 for j in joints]
+            + [index[h.parent] + 1 for h in helpers],
+            linkJointTypes=[JOINT_TYPES[j.type] for j in joints]
+            + [pb.JOINT_FIXED] * len(helpers),
+            linkJointAxis=[j.axis for j in joints] + [(0.0, 0.0, 1.0)] * len(helpers),
             flags=flags, physicsClientId=self.client)
         if body < 0:
             raise SimulationError(f'PyBullet could not create entity {entity.name!r}')
@@ -188,6 +272,12 @@ class Builder:
             motors=MotorBank(movable, self.scene.step_length), initial_pose=entity.pose,
             fixed=fixed, kinematic_pose=entity.pose if entity.kinematic else None,
             kinematic_velocity=(entity.linear_velocity, entity.angular_velocity))
+        for k, helper in enumerate(helpers):
+            helper_index = len(order) - 1 + k
+            built.helper_parent[helper_index] = index[helper.parent]
+            built.sensor_links.update((name, helper_index) for name in helper.sensors)
+            self._set_dynamics(built, order[position[helper.parent]], helper_index,
+                               helper_masses[k], helper_moments[k])
         for i, link in enumerate(order):
             self._set_dynamics(built, link, i - 1, masses[i], moments[i])
             if link.visuals and visual[i] >= 0:
@@ -245,13 +335,31 @@ class Builder:
         if group is not None or mask is not None:
             group = DYNAMIC_GROUP if group is None else group
             mask = -1 if mask is None else mask
-            for link_index in built.link_names:
+            for link_index in (*built.link_names, *built.helper_parent):
                 pb.setCollisionFilterGroupMask(built.body, link_index, group, mask,
                                                physicsClientId=client)
         parent_of = {j.child: j.parent for j in entity.joints}
+        excluded: set[tuple[int, int]] = set()
         for a, b in entity.disabled_collisions:
-            if parent_of.get(a) == b or parent_of.get(b) == a:
-                continue  # PyBullet excludes parent/child pairs already (flag above)
             if a in built.link_index and b in built.link_index:
+                excluded.add((built.link_index[a], built.link_index[b]))
+                if parent_of.get(a) == b or parent_of.get(b) == a:
+                    continue  # PyBullet excludes parent/child pairs already (flag above)
                 pb.setCollisionFilterPair(built.body, built.body, built.link_index[a],
                                           built.link_index[b], 0, physicsClientId=client)
+        if entity.self_collision:
+            self._exclude_helper_collisions(built, parent_of, excluded)
+
+    def _exclude_helper_collisions(self, built: BuiltEntity, parent_of: dict[str, str],
+                                   excluded: set[tuple[int, int]]) -> None:
+        """A helper link collides with nothing of its entity that its model link does not."""
+        index = built.link_index
+        pairs = set(excluded) | {(index[child], index[parent]) for child, parent
+                                 in parent_of.items() if child in index and parent in index}
+        for helper, link in built.helper_parent.items():
+            partners = {b for a, b in pairs if a == link} | {a for a, b in pairs if b == link}
+            partners |= {link} | set(built.own_link_indices(link))
+            partners.discard(helper)
+            for other in sorted(partners):
+                pb.setCollisionFilterPair(built.body, built.body, helper, other, 0,
+                                          physicsClientId=self.client)

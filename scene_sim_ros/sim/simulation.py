@@ -287,6 +287,23 @@ class Simulation:
             raise SimulationError(f'entity {entity!r} has no link {link!r}; links: '
                                   + ', '.join(built.link_index)) from None
 
+    def sensor_link_index(self, entity: str, sensor: str) -> int:
+        """PyBullet link index holding the collision shapes ``sensor`` names (a helper link
+        that no model API shows; see :mod:`scene_sim_ros.sim.builder`), else the index of the
+        sensor's link."""
+        built = self._built(entity)
+        if sensor in built.sensor_links:
+            return built.sensor_links[sensor]
+        try:
+            link = built.entity.sensor(sensor).link
+        except KeyError:
+            raise SimulationError(f'entity {entity!r} has no sensor {sensor!r}') from None
+        return self.link_index(entity, link)
+
+    def own_link_indices(self, entity: str, link: str) -> tuple[int, ...]:
+        """PyBullet link indices of the model link ``link``: its own and its helper links'."""
+        return self._built(entity).own_link_indices(self.link_index(entity, link))
+
     def entity_of_body(self, body_id: int) -> str | None:
         """Name of the entity whose PyBullet body is ``body_id`` (None if none)."""
         built = self._by_body.get(body_id)
@@ -295,7 +312,7 @@ class Simulation:
     def link_name(self, body_id: int, link_index: int) -> str | None:
         """Model link name of PyBullet ``(body_id, link_index)`` (None if unknown)."""
         built = self._by_body.get(body_id)
-        return built.link_names.get(link_index) if built is not None else None
+        return built.model_link_name(link_index) if built is not None else None
 
     # -- poses -----------------------------------------------------------------------------
     def _inertial(self, built: BuiltEntity, link: int) -> Pose:
@@ -467,9 +484,9 @@ class Simulation:
         for c in pb.getContactPoints(bodyA=built.body, physicsClientId=self.client):
             other = self._by_body.get(c[2])
             points.append(ContactPoint(
-                link=built.link_names.get(c[3], ''),
+                link=built.model_link_name(c[3]) or '',
                 other_entity=other.name if other else '',
-                other_link=other.link_names.get(c[4], '') if other else '',
+                other_link=(other.model_link_name(c[4]) or '') if other else '',
                 position=c[5], normal=tuple(c[7]),  # type: ignore[arg-type]
                 normal_force=c[9], distance=c[8]))
         return points
@@ -479,7 +496,7 @@ class Simulation:
         built = self._built(entity)
         client = self.client
         masses, positions = [], []
-        for index in built.link_names:
+        for index in (*built.link_names, *built.helper_parent):
             mass = pb.getDynamicsInfo(built.body, index, physicsClientId=client)[0]
             if index == -1 and built.fixed:
                 mass = built.entity.root.inertial.mass

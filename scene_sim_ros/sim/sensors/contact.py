@@ -1,7 +1,8 @@
-"""Collision sensor: whether the sensor's link touched anything in the last physics step.
+"""Collision sensor: whether the sensor's shapes touched anything in the last physics step.
 
-All collision shapes of the link count (PyBullet's contact points do not say which shape of a
-compound link touched). Contacts with other links of the same entity count as well.
+A sensor naming shapes reads the helper link the builder puts them on
+(``Simulation.sensor_link_index``); one naming none reads every shape of its link. Contacts with
+other links of the same entity count as well; a helper link is reported as its model link.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ class CollisionSensorReader(Reader):
     def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self.body = sim.body_id(entity)
-        self.link = sim.link_index(entity, sensor.link)
+        self.link = sim.sensor_link_index(entity, sensor.name)
 
     def read(self) -> dict[str, Any]:
         points = p.getContactPoints(bodyA=self.body, linkIndexA=self.link,

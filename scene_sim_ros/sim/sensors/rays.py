@@ -16,6 +16,7 @@ fov_x / width so that the first and the last ray do not coincide.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -36,9 +37,9 @@ APPROX_MAX_RAYS = 91
 
 
 def cast_rays(sim: Any, origins: np.ndarray, directions: np.ndarray, length: float,
-              ignore: tuple[int, int] | None = None) -> np.ndarray:
+              ignore: tuple[int, int | Sequence[int]] | None = None) -> np.ndarray:
     """Distance (m) along each unit direction to the first hit within ``length`` (``inf`` for
-    none), skipping hits on the ``(body, link)`` ``ignore``."""
+    none), skipping hits on the ``(body, link or links)`` ``ignore``."""
     origins = np.broadcast_to(origins, directions.shape).astype(np.float64)
     distances = np.full(len(directions), np.inf)
     start = np.zeros(len(directions))
@@ -52,7 +53,8 @@ def cast_rays(sim: Any, origins: np.ndarray, directions: np.ndarray, length: flo
         bodies, links, fractions = hits[:, 0], hits[:, 1], hits[:, 2]
         remaining = length - start[pending]
         hit = bodies >= 0
-        own = hit & (bodies == ignore[0]) & (links == ignore[1]) if ignore else np.zeros_like(hit)
+        own = hit & (bodies == ignore[0]) & np.isin(links, ignore[1]) if ignore \
+            else np.zeros_like(hit)
         done = hit & ~own
         distances[pending[done]] = start[pending[done]] + fractions[done] * remaining[done]
         if step is None:
@@ -84,7 +86,7 @@ class _RayReader(Reader):
     def __init__(self, sim: Any, entity: str, sensor: Any, directions: np.ndarray) -> None:
         super().__init__(sim, entity, sensor)
         self.directions = directions  # unit vectors in the sensor frame, (N, 3)
-        self.ignore = (sim.body_id(entity), sim.link_index(entity, sensor.link))
+        self.ignore = (sim.body_id(entity), sim.own_link_indices(entity, sensor.link))
 
     def ranges(self) -> np.ndarray:
         pose = self.sensor_pose()

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+import pybullet as pb
 import pytest
 
-from scene_sim_ros.scene import Entity, Joint, Pose, ServoMotor
+import scene_sim_ros
+from scene_sim_ros import Simulation, load_scene
+from scene_sim_ros.scene import Box, Collision, Entity, Joint, Link, Pose, ServoMotor
 from scene_sim_ros.scene.sensors import CollisionSensor, JointPositionSensor, UserInput
 from scene_sim_ros.sim.sensors import create_reader
 
@@ -62,3 +66,55 @@ def test_joint_position_sensor_reads_the_joint(parts, simulate):
     sim.step(200)
     assert sim.read('arm', 'encoder') == pytest.approx(sim.joint_states('arm')['hinge'][0])
     assert sim.read('arm', 'encoder') < 0.2  # it moved towards the command
+
+
+def bumper_box(parts, position, mass=1.0):
+    """A 0.2 m box whose bumper is a thin plate on its front face (+x), 1 cm off the floor."""
+    plate = Collision(Box((0.02, 0.2, 0.1)), pose=Pose((0.11, 0.0, 0.01)), name='plate')
+    body = parts.box_link('base', (0.2, 0.2, 0.2), mass=mass)
+    link = Link('base', inertial=body.inertial, collisions=(*body.collisions, plate),
+                visuals=body.visuals)
+    return Entity(name='box', kind='robot', links=(link,), pose=Pose(position),
+                  sensors=(CollisionSensor('bumper', 'base', ('plate',)),))
+
+
+def test_collision_sensor_with_named_shapes_ignores_the_other_shapes(parts, simulate):
+    floor = parts.static_box('floor', (5.0, 5.0, 0.2), (0.0, 0.0, -0.1))
+    sim = simulate(parts.make_scene(bumper_box(parts, (0.0, 0.0, 0.1)), floor))
+    sim.step(100)  # resting on the floor: the box touches it, its bumper does not
+    assert {c.other_entity for c in sim.contacts('box')} == {'floor'}
+    assert sim.read('box', 'bumper') == {'in_contact': False, 'contacts': []}
+
+
+def test_collision_sensor_with_named_shapes_fires_when_they_hit(parts, simulate):
+    floor = parts.static_box('floor', (5.0, 5.0, 0.2), (0.0, 0.0, -0.1))
+    wall = parts.static_box('wall', (0.2, 2.0, 1.0), (1.0, 0.0, 0.5))
+    sim = simulate(parts.make_scene(bumper_box(parts, (0.0, 0.0, 0.1)), floor, wall))
+    sim.step(20)
+    assert sim.read('box', 'bumper')['in_contact'] is False
+    sim.set_pose('box', (0.78, 0.0, 0.1), (0.0, 0.0, 0.0, 1.0))  # plate front at x 0.9
+    sim.set_velocity('box', (0.5, 0.0, 0.0), (0.0, 0.0, 0.0))
+    sim.step(20)
+    assert sim.read('box', 'bumper') == {'in_contact': True, 'contacts': ['wall/base']}
+    bumper = [c for c in sim.contacts('box') if c.other_entity == 'wall']
+    assert bumper and {c.link for c in bumper} == {'base'}  # reported as the model link
+
+
+def test_collision_sensor_shapes_leave_the_model_links_and_mass_alone(parts, simulate):
+    sim = simulate(parts.make_scene(bumper_box(parts, (0.0, 0.0, 1.0), mass=2.0)))
+    assert list(sim.link_poses('box')) == ['base']
+    assert sim.center_of_mass('box') == pytest.approx((0.0, 0.0, 1.0), abs=1e-9)
+    body = sim.body_id('box')
+    masses = [pb.getDynamicsInfo(body, i, physicsClientId=sim.client)[0]
+              for i in range(-1, pb.getNumJoints(body, physicsClientId=sim.client))]
+    assert len(masses) == 2 and sum(masses) == pytest.approx(2.0, abs=1e-12)
+    helper = sim.sensor_link_index('box', 'bumper')
+    assert helper == 0 and sim.link_name(body, helper) == 'base'
+
+
+def test_rover_bumper_of_the_default_scene_is_quiet_at_rest():
+    default = Path(scene_sim_ros.__file__).parent / 'data' / 'scenes' / 'default.ros2'
+    with Simulation(load_scene(default)) as sim:
+        sim.step(50)
+        assert {c.other_entity for c in sim.contacts('rover')} == {'ground'}  # casters, wheels
+        assert sim.read('rover', 'bumper') == {'in_contact': False, 'contacts': []}
