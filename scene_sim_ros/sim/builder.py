@@ -41,7 +41,7 @@ from ..errors import SimulationError
 from ..scene import Entity, Joint, Link, Pose, Scene, ServoMotor
 from ..scene.sensors import CollisionSensor
 from ..scene.transforms import quat_from_matrix
-from .materials import LinkContact, link_material
+from .materials import LinkContact, link_material, rolling_coefficient
 from .motors import MotorBank
 from .shapes import ShapeCache, apply_colors
 
@@ -287,11 +287,16 @@ class Builder:
         self._set_collision_filters(built)
         return built
 
+    @property
+    def _gravity(self) -> float:
+        return math.sqrt(sum(g * g for g in self.scene.gravity))
+
     def _set_dynamics(self, built: BuiltEntity, link: Link, link_index: int, mass: float,
                       moments: tuple[float, float, float]) -> None:
         contact = self.contacts.get(link_material(link)) or self.contacts['']
         kwargs: dict = dict(lateralFriction=contact.friction,
-                            rollingFriction=contact.rolling_friction,
+                            rollingFriction=rolling_coefficient(
+                                link, contact.rolling_friction, self._gravity),
                             restitution=contact.restitution, linearDamping=0.0,
                             angularDamping=0.0, physicsClientId=self.client)
         if mass > 0.0:

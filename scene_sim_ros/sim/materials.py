@@ -19,6 +19,17 @@ no pair with it (default 1.0) gives ball 0.3, carpet 1.0, feet 1.0 exactly. Othe
 get whatever the product gives (the ball against a foot: 0.3, not 1.0), the price of per-link
 coefficients.
 A link's material is that of its first collision shape that names one.
+
+Rolling friction: the scene gives a deceleration (m/s^2) of a rolling body (SimRobot subtracts
+``rollingFriction * stepLength`` from the velocity of a sphere, capsule or cylinder per contact
+step). Bullet's rolling friction limits the relative angular velocity with a torque of
+``mu_r * N``; for a solid ball of radius r rolling without slipping on a level floor that torque
+decelerates it at ``a = mu_r * g / (1.4 r)`` (``m a = -F``, ``I a / r = F r - mu_r m g``,
+``I = 0.4 m r^2``; measured in PyBullet: mu_r 0.001 and 0.00357 at r 0.05 m give 0.140 and
+0.500 m/s^2, as predicted). The fit works on decelerations, with materials only static entities
+use held at 0 (the floor does not roll: the pair's value goes to the rolling body), and
+:func:`rolling_coefficient` turns a link's fitted value into Bullet's ``mu_r`` with the radius
+of its first round collision shape; links without one get 0, as in SimRobot.
 """
 
 from __future__ import annotations
@@ -28,9 +39,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..scene import Link, Scene
+from ..scene import Capsule, Cylinder, Link, Scene, Sphere
 
 DEFAULT_MATERIAL = ''
+SOLID_BALL_ROLLING_FACTOR = 1.4  # 1 + I / (m r^2) of a solid sphere
+ROUND_SHAPES = (Sphere, Capsule, Cylinder)
 MIN_COEFFICIENT = 1e-6
 PRIOR_WEIGHT = 0.01  # pull of a material towards the default, against the pair table
 
@@ -40,8 +53,19 @@ class LinkContact:
     """What ``changeDynamics`` receives for one link."""
 
     friction: float
-    rolling_friction: float
+    rolling_friction: float  # a deceleration in m/s^2 (see rolling_coefficient)
     restitution: float
+
+
+def rolling_coefficient(link: Link, deceleration: float, gravity: float) -> float:
+    """Bullet's rolling friction coefficient of ``link`` for a fitted ``deceleration`` (m/s^2):
+    ``1.4 r a / g`` with the radius of its first round collision shape, 0 without one."""
+    if deceleration <= 0.0 or gravity <= 0.0:
+        return 0.0
+    for collision in link.collisions:
+        if isinstance(collision.shape, ROUND_SHAPES):
+            return SOLID_BALL_ROLLING_FACTOR * collision.shape.radius * deceleration / gravity
+    return 0.0
 
 
 def link_material(link: Link) -> str:
@@ -91,7 +115,8 @@ def fit_materials(scene: Scene, extra_materials: set[str] = frozenset()) -> dict
 
     friction = _fit_product(names, pairs('friction'), defaults.friction)
     restitution = _fit_product(names, pairs('restitution'), defaults.restitution)
-    rolling = _fit_rolling(names, pairs('rolling_friction'), friction, defaults.rolling_friction)
+    rolling = _fit_rolling(names, pairs('rolling_friction'), friction, defaults.rolling_friction,
+                           static - movable)
     return {name: LinkContact(friction[name], rolling[name], restitution[name]) for name in names}
 
 
@@ -123,17 +148,21 @@ def _fit_product(names: list[str], pairs: list[tuple[str, str, float]],
 
 
 def _fit_rolling(names: list[str], pairs: list[tuple[str, str, float]],
-                 friction: dict[str, float], default: float) -> dict[str, float]:
+                 friction: dict[str, float], default: float,
+                 not_rolling: set[str] = frozenset()) -> dict[str, float]:
     """Rolling coefficients r with r_a * f_b + r_b * f_a ~ value_ab (least squares, >= 0),
-    each material weakly pulled towards giving ``default`` against itself."""
+    each material weakly pulled towards giving ``default`` against itself; materials in
+    ``not_rolling`` are 0."""
     if default <= 0.0 and all(v <= 0.0 for *_, v in pairs):
         return {name: 0.0 for name in names}
     index = {name: i for i, name in enumerate(names)}
     rows, targets = [], []
     for a, b, value in pairs:
         row = np.zeros(len(names))
-        row[index[a]] += friction[b]
-        row[index[b]] += friction[a]
+        if a not in not_rolling:
+            row[index[a]] += friction[b]
+        if b not in not_rolling:
+            row[index[b]] += friction[a]
         rows.append(row)
         targets.append(value)
     for name in names:
@@ -142,4 +171,5 @@ def _fit_rolling(names: list[str], pairs: list[tuple[str, str, float]],
         rows.append(row)
         targets.append(PRIOR_WEIGHT * default)
     solution, *_ = np.linalg.lstsq(np.array(rows), np.array(targets), rcond=None)
-    return {name: max(0.0, float(solution[index[name]])) for name in names}
+    return {name: 0.0 if name in not_rolling else max(0.0, float(solution[index[name]]))
+            for name in names}

@@ -183,3 +183,21 @@ def test_heightfield_terrain_sits_at_its_heights_and_reports_its_model_pose():
     assert sim.get_pose('terrain')[0] == pytest.approx((0.0, 0.0, 0.5))
     sim.step(round(1.5 / sim.step_length))
     assert sim.get_pose('ball')[0][2] == pytest.approx(0.5 + 0.4 + 0.05, abs=0.01)
+
+
+@pytest.mark.parametrize('deceleration', [0.5, 2.0])
+def test_simulation_rolling_friction_is_a_deceleration_of_the_rolling_ball(deceleration):
+    radius = 0.05
+    scene = scene_of(ground('carpet'), ball(radius=radius, position=(0, 0, radius),
+                                            material='rubber'),
+                     material_pairs=(MaterialPair('rubber', 'carpet', friction=1.0,
+                                                  rolling_friction=deceleration),))
+    sim = Simulation(scene)
+    sim.step(20)  # settle
+    sim.set_velocity('ball', (1.0, 0.0, 0.0), (0.0, 1.0 / radius, 0.0))  # rolling, not slipping
+    sim.step(50)
+    v0, t0 = sim.get_velocity('ball')[0][0], sim.time
+    sim.step(200)
+    v1, t1 = sim.get_velocity('ball')[0][0], sim.time
+    assert v1 > 0.0  # still rolling: the interval measures the deceleration, not a stop
+    assert (v0 - v1) / (t1 - t0) == pytest.approx(deceleration, rel=0.25)
