@@ -153,7 +153,11 @@ class Entity:
 
 @dataclass(frozen=True, slots=True)
 class MaterialPair:
-    """Contact parameters between two materials (symmetric). ``None`` leaves the default."""
+    """Contact parameters between two materials (symmetric). ``None`` leaves the default.
+
+    ``rolling_friction`` is a deceleration in m/s^2 of a body rolling on the other material
+    (SI, format-neutral; SimRobot's ``RollingFriction``), not a torque coefficient.
+    """
 
     material_a: str
     material_b: str
