@@ -174,11 +174,13 @@ install_interface() {
     wheel="$(find "$cache" -name '*.whl' 2>/dev/null | head -n1 || true)"
     if [[ -z "$wheel" ]]; then
         log "building interfaces/$pkg (CMake + rosidl, C and Python only; tf2_msgs ~15 s, simulation_interfaces ~1 min)"
-        rm -rf "$cache.tmp"
-        AMENT_PREFIX_PATH="$VENV" pip_install wheel --no-build-isolation --no-deps -w "$cache.tmp" \
+        local tmp
+        mkdir -p "$(dirname "$cache")"
+        tmp="$(mktemp -d "$cache.tmp.XXXXXX")"   # unique: other clones may share the cache
+        AMENT_PREFIX_PATH="$VENV" pip_install wheel --no-build-isolation --no-deps -w "$tmp" \
             "$ROOT/interfaces/$pkg" \
-            || die "building interfaces/$pkg failed (details: ./dev.sh exec pip wheel -v --no-build-isolation --no-deps -w /tmp/w ./interfaces/$pkg)"
-        rm -rf "$cache" && mv "$cache.tmp" "$cache"
+            || { rm -rf "$tmp"; die "building interfaces/$pkg failed (details: ./dev.sh exec pip wheel -v --no-build-isolation --no-deps -w /tmp/w ./interfaces/$pkg)"; }
+        mv -T "$tmp" "$cache" 2>/dev/null || rm -rf "$tmp"   # another build may have won the race
         wheel="$(find "$cache" -name '*.whl' | head -n1)"
         log "$pkg built in $((SECONDS - started)) s"
     else
