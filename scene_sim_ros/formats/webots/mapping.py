@@ -541,15 +541,24 @@ def build_entity(context: Context, node: Node, world_pose: Pose, used_names: set
                   fixed_base=not has_physics, source=node.proto)
 
 
-def contact_pairs(world_info: Node) -> list[MaterialPair]:
+def contact_pairs(world_info: Node, context: Context) -> list[MaterialPair]:
+    """ContactProperties as material pairs.
+
+    Webots' ``rollingFriction`` is ODE's rolling torque coefficient (torque per normal force);
+    the model's rolling friction is a deceleration in m/s^2 that depends on the rolling body's
+    radius, which a contact pair does not know, so non-zero values are reported and left out.
+    """
     pairs = []
     for contact in world_info.nodes('contactProperties'):
         friction = contact.mf_numbers('coulombFriction') or [1.0]
         rolling = contact.floats('rollingFriction', 3, (0.0, 0.0, 0.0))
+        if any(rolling):
+            context.warn(contact, 'rollingFriction (an ODE torque coefficient) is not converted '
+                                  'to a rolling deceleration; left out', 'rollingFriction')
         pairs.append(MaterialPair(contact.string('material1', 'default'),
                                   contact.string('material2', 'default'),
                                   INFINITE_FRICTION if friction[0] < 0 else friction[0],
-                                  rolling[0], contact.float('bounce', 0.5)))
+                                  None, contact.float('bounce', 0.5)))
     return pairs
 
 

@@ -34,6 +34,16 @@ def test_world_info_sets_step_gravity_and_contact_pairs(write_file):
     assert scene.entities[0].root.collisions[0].material == 'floor'
 
 
+def test_rolling_friction_coefficients_are_reported_not_misread_as_decelerations(write_file):
+    scene = one(write_file, '''
+    WorldInfo {
+      contactProperties [ ContactProperties { material1 "ball" rollingFriction 0.01 0 0 } ]
+    }
+    ''')
+    assert scene.material_pairs[0].rolling_friction is None
+    assert any('w.wbt:' in w and 'rollingFriction' in w for w in scene.warnings)
+
+
 def test_physics_mass_from_density_times_bounding_volume(write_file):
     scene = one(write_file, '''
     Solid { boundingObject Box { size 0.1 0.2 0.5 } physics Physics { density 500 } }
