@@ -1,6 +1,7 @@
 """Real-time factor of the ROS node on Game.ros2 (14 NAOs) vs the bare simulation, same run.
 
-Usage: ``python bench/node_rtf.py [SCENE] [--rounds 5] [--window 8] [--robot robot1]``
+Usage: ``python bench/node_rtf.py [SCENE] [--rounds 5] [--window 8] [--robot robot1]
+[--clock-only] [--node-args "..."]``
 
 Each round, interleaved:
 
@@ -14,8 +15,10 @@ Each round, interleaved:
    ``image_raw`` subscribed as well (rendered at ``publish_rates.camera``, 30 Hz of sim time).
 
 RTF = simulated seconds per wall second, measured from ``/clock`` over the window as a user
-sees it (for bare: ``sim.time``). Reported: medians over the rounds, and the overhead ratio
-node RTF / bare RTF (1.0 = the bridge costs nothing). The child gets its own ROS_DOMAIN_ID,
+sees it (for bare: ``sim.time``); ``--clock-only`` leaves out the consumer of joint states, TF
+and IMU (their cost in the node without a subscriber, and the consumer's own CPU). Reported:
+medians over the rounds, and the overhead ratio node RTF / bare RTF (1.0 = the bridge costs
+nothing). The child gets its own ROS_DOMAIN_ID,
 localhost-only discovery and a temporary ROS_LOG_DIR, and is stopped with SIGINT.
 """
 
@@ -38,10 +41,10 @@ GAME = (REPO.parent / 'shared' / 'corpus' / 'simrobot' / 'BHumanCodeRelease' / '
 
 
 def isolate_ros(log_dir: str) -> None:
-    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    os.environ['ROS_DOMAIN_ID'] = str(100 + os.getpid() % 100)
-    os.environ['ROS_LOG_DIR'] = log_dir
-    os.environ.pop('ROS_LOCALHOST_ONLY', None)
+    """Localhost discovery and a ROS domain no live test process holds (the tests' allocator)."""
+    sys.path.insert(0, str(REPO / 'test'))
+    from support import ros_env
+    ros_env.isolate(Path(log_dir))
 
 
 def bare_rtf(sim, window: float) -> float:
@@ -55,7 +58,7 @@ def bare_rtf(sim, window: float) -> float:
 class Client:
     """Subscribes like a consumer of the node and measures /clock against the wall clock."""
 
-    def __init__(self, robots: list[str]):
+    def __init__(self, robots: list[str], consume: bool = True):
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
         from rclpy.qos import QoSProfile
@@ -70,8 +73,9 @@ class Client:
         self.received = 0
         count = self._count
         self.node.create_subscription(Clock, '/clock', self._on_clock, 10)
-        self.node.create_subscription(TFMessage, '/tf', count, QoSProfile(depth=100))
-        for robot in robots:
+        if consume:
+            self.node.create_subscription(TFMessage, '/tf', count, QoSProfile(depth=100))
+        for robot in robots if consume else ():
             self.node.create_subscription(JointState, f'/{robot}/joint_states', count, 10)
             self.node.create_subscription(Imu, f'/{robot}/imu/data_raw', count, 10)
         self.camera_subscriptions = []
@@ -150,6 +154,8 @@ def main() -> None:
     parser.add_argument('--rounds', type=int, default=5)
     parser.add_argument('--window', type=float, default=8.0, help='wall seconds per measurement')
     parser.add_argument('--robot', default='robot1', help='whose two cameras are subscribed')
+    parser.add_argument('--clock-only', action='store_true',
+                        help='subscribe to /clock only (no consumer of joint states, TF, IMU)')
     parser.add_argument('--node-args', default='', help='more `scene-sim-ros run` arguments, '
                         'e.g. "--no-use-sim-time" or "--ros-args -p tf_rate:=30.0"')
     args = parser.parse_args()
@@ -161,7 +167,7 @@ def main() -> None:
     robots = [e.name for e in scene.entities if e.kind == 'robot']
     sim = Simulation(scene)
     sim.step(round(0.5 / sim.step_length))
-    client = Client(robots)
+    client = Client(robots, consume=not args.clock_only)
     bare, plain, cameras = [], [], []
     try:
         for k in range(args.rounds):
@@ -176,6 +182,7 @@ def main() -> None:
         client.close()
         sim.close()
     result = {
+        'consumer': 'clock only' if args.clock_only else 'joint states, TF, IMU of all robots',
         'scene': args.scene.name, 'robots': len(robots), 'step_length': scene.step_length,
         'rounds': args.rounds, 'window_s': args.window,
         'bare_rtf': statistics.median(bare), 'node_rtf': statistics.median(plain),
