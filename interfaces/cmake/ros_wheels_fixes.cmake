@@ -1,7 +1,7 @@
 # Fixes for building ROS 2 interface packages against the ROS 2 wheels from PyPI.
 #
 # Use it either as `-DCMAKE_PROJECT_INCLUDE=<this file>` or with `include()` right after
-# `project()`. On a regular ROS 2 installation both fixes do nothing.
+# `project()`. On a regular ROS 2 installation none of this changes anything.
 #
 # 1. The wheels' exported CMake targets (e.g. `*__rosidl_generator_py`) list include directories
 #    of the machine that built the wheels (`/opt/python/cp311-cp311/include/python3.11`, a numpy
@@ -16,7 +16,9 @@
 #    pip route sets it) only what rclpy uses is generated and compiled (C, the C type supports,
 #    Python); the C++ headers and type supports are skipped, which halves the build time.
 #    Wire format and type hashes are unchanged.
-cmake_minimum_required(VERSION 3.21)  # cmake_language(DEFER)
+if(CMAKE_VERSION VERSION_LESS 3.21)
+  message(FATAL_ERROR "ros_wheels_fixes.cmake needs CMake >= 3.21 (cmake_language(DEFER))")
+endif()
 include_guard(GLOBAL)
 
 foreach(_rwf_py IN ITEMS "${Python3_EXECUTABLE}" "${Python_EXECUTABLE}" "${PYTHON_EXECUTABLE}")
