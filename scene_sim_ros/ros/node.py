@@ -139,7 +139,8 @@ class SimNode(Node):
             self.get_logger().warning(warning)
         self.stepper = Stepper(self.sim, self._after_step,
                                real_time_factor=self._param('real_time_factor'),
-                               paused=bool(self._param('paused')), on_error=self._physics_error)
+                               paused=bool(self._param('paused')), on_error=self._physics_error,
+                               while_paused=self._publish_clock)
         self.stepper.add_before_step(self._before_step)
         self._clock_publisher = self.create_publisher(Clock, '/clock', qos.CLOCK)
         self._clock_msg = Clock()  # (Node._clock is rclpy's own)
@@ -367,11 +368,14 @@ class SimNode(Node):
             if bridge.trajectory is not None:
                 bridge.before_step(t)
 
-    def _after_step(self, t: float) -> None:
+    def _publish_clock(self, t: float) -> None:
         set_stamp(self._clock_msg.clock, t)
         self.publish(self._clock_publisher, self._clock_msg)
         if self._time_source.ros_time_is_active:
             self._time_source.clock_callback(self._clock_msg)  # this node's own ROS time
+
+    def _after_step(self, t: float) -> None:
+        self._publish_clock(t)
         step = self.stepper.steps  # never repeats, also across a supervisor reset
         bridges = self._bridge_list
         for bridge in bridges:

@@ -28,6 +28,10 @@ MAX_LAG = 0.25
 IDLE_WAIT = 0.05
 """How long a paused loop sleeps between looks at its queue (it is also woken on submit)."""
 
+PAUSED_PERIOD = 0.1
+"""Wall seconds between two ``while_paused`` calls (the node republishes /clock: nodes on sim
+time keep seeing the clock, as with Gazebo)."""
+
 _log = logging.getLogger(__name__)
 
 
@@ -38,7 +42,8 @@ class Stepper:
 
     def __init__(self, sim: Any, after_step: Callable[[float], None], *,
                  real_time_factor: float = 1.0, paused: bool = False,
-                 on_error: Callable[[str, BaseException], None] | None = None):
+                 on_error: Callable[[str, BaseException], None] | None = None,
+                 while_paused: Callable[[float], None] | None = None):
         self.sim = sim
         self._after_step = after_step
         self._before_step: list[Callable[[float], None]] = []
@@ -53,6 +58,8 @@ class Stepper:
         self._thread: threading.Thread | None = None
         self._on_error = on_error or (lambda where, err: _log.exception('%s failed', where))
         self._anchor: tuple[float, float] | None = None  # (wall, sim) where pacing started
+        self._while_paused = while_paused  # called about every PAUSED_PERIOD while paused
+        self._last_paused_call = 0.0
         self.steps = 0
         self.errors = 0
         self.time_offset = 0.0
@@ -165,7 +172,18 @@ class Stepper:
                 return True
             if not self._tasks:
                 self._wake.wait(IDLE_WAIT)
-            return False
+        self._paused_tick()
+        return False
+
+    def _paused_tick(self) -> None:
+        now = time.monotonic()
+        if self._while_paused is None or now - self._last_paused_call < PAUSED_PERIOD:
+            return
+        self._last_paused_call = now
+        try:
+            self._while_paused(self.time)
+        except Exception as err:  # noqa: BLE001
+            self._report('while_paused', err)
 
     def _run_tasks(self) -> None:
         tasks = self._tasks

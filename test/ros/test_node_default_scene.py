@@ -204,3 +204,32 @@ def test_clock_has_one_publisher_and_the_node_does_not_listen_to_itself(client):
     assert [p.node_name for p in publishers] == ['scene_sim']
     subscribers = client.get_subscriptions_info_by_topic('/clock')
     assert 'scene_sim' not in [s.node_name for s in subscribers]
+
+
+def test_paused_and_real_time_factor_parameters_apply_while_running(client):
+    from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+    from rcl_interfaces.srv import SetParameters
+    from support.ros import call_service
+
+    def set_parameter(name, value):
+        if isinstance(value, bool):
+            kind = ParameterValue(type=ParameterType.PARAMETER_BOOL, bool_value=value)
+        else:
+            kind = ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=value)
+        request = SetParameters.Request(parameters=[Parameter(name=name, value=kind)])
+        response = call_service(client, SetParameters, '/scene_sim/set_parameters', request)
+        return response.results[0].successful
+
+    assert set_parameter('paused', True)
+    time.sleep(0.3)
+    paused_at = clock_seconds(client)
+    time.sleep(0.5)
+    assert clock_seconds(client) == pytest.approx(paused_at, abs=0.011)  # at most a last step
+    assert set_parameter('real_time_factor', 3.0)
+    assert not set_parameter('real_time_factor', -1.0)
+    assert set_parameter('paused', False)
+    start_sim, start_wall = clock_seconds(client), time.monotonic()
+    time.sleep(1.5)
+    rate = (clock_seconds(client) - start_sim) / (time.monotonic() - start_wall)
+    assert set_parameter('real_time_factor', 1.0)
+    assert rate > 2.0  # the rover scene steps far faster than real time when allowed

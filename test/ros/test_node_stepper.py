@@ -55,9 +55,9 @@ def test_real_time_factor_paces_sim_time_with_the_wall_clock(make_stepper):
     stepper.start()
     time.sleep(0.1)
     start_wall, start_sim = time.perf_counter(), stepper.sim.time
-    time.sleep(0.5)
+    time.sleep(1.0)
     ratio = (stepper.sim.time - start_sim) / (time.perf_counter() - start_wall)
-    assert ratio == pytest.approx(1.0, abs=0.15)
+    assert ratio == pytest.approx(1.0, abs=0.2)
 
 
 def test_real_time_factor_two_runs_twice_as_fast(make_stepper):
@@ -65,9 +65,9 @@ def test_real_time_factor_two_runs_twice_as_fast(make_stepper):
     stepper.start()
     time.sleep(0.1)
     start_wall, start_sim = time.perf_counter(), stepper.sim.time
-    time.sleep(0.5)
+    time.sleep(1.0)
     ratio = (stepper.sim.time - start_sim) / (time.perf_counter() - start_wall)
-    assert ratio == pytest.approx(2.0, abs=0.3)
+    assert ratio == pytest.approx(2.0, abs=0.4)
 
 
 def test_zero_real_time_factor_does_not_sleep(make_stepper):
@@ -173,3 +173,20 @@ def test_stop_cancels_what_was_still_queued(make_stepper):
     block.set()
     stopper.join()
     assert pending.cancelled() or pending.done()
+
+
+def test_while_paused_hook_repeats_the_paused_time():
+    sim = FakeSim()
+    ticks = []
+    stepper = Stepper(sim, lambda t: None, real_time_factor=0.0, paused=True,
+                      while_paused=ticks.append)
+    stepper.start()
+    try:
+        assert wait(lambda: len(ticks) >= 3)
+        stepper.request_steps(4).result(timeout=2.0)
+        count = len(ticks)
+        assert wait(lambda: len(ticks) > count)
+    finally:
+        stepper.stop()
+    assert set(ticks[:3]) == {0.0}
+    assert ticks[-1] == pytest.approx(0.04)
