@@ -196,8 +196,12 @@ class TestWebotsDeviceWorlds:
                 depth = messages[0]
                 assert depth.encoding == '32FC1' and depth.width > 0 and depth.height > 0
             if topic.endswith('/accelerometer/data_raw'):
+                # accelerometer.wbt puts MyBot on a frictionless slope (the SLOPE solid is tilted
+                # 1.970795 - pi/2 rad): sliding down it, the specific force is the normal
+                # force per mass, g cos(slope), not g.
+                slope = 1.970795 - math.pi / 2
                 a = messages[0].linear_acceleration
-                assert math.hypot(a.x, a.y, a.z) == pytest.approx(9.81, abs=1.0)  # at rest: gravity
+                assert math.hypot(a.x, a.y, a.z) == pytest.approx(9.81 * math.cos(slope), abs=1.0)
 
 
 # -- RaiSim laikago.xml: qpos at start, kinematic treadmill moving ------------------------------
