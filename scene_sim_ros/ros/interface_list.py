@@ -4,10 +4,9 @@ topics``). Pure Python, from the same naming rules the node uses (:mod:`.names`)
 from __future__ import annotations
 
 from ..scene import Scene
-from .names import SUBSCRIBED_SUFFIXES, ros_name, sensor_groups
+from .names import DEFAULT_FORWARD_CONTROLLERS, SUBSCRIBED_SUFFIXES, ros_name, sensor_groups
 
 NODE = '/scene_sim'
-FORWARD_CONTROLLERS = ('position_controller', 'velocity_controller')
 
 
 def interface_rows(scene: Scene, namespace: str = '') -> list[tuple[str, str, str]]:
@@ -29,7 +28,7 @@ def interface_rows(scene: Scene, namespace: str = '') -> list[tuple[str, str, st
             rows.append(('sub', f'{base}/joint_trajectory',
                          'trajectory_msgs/msg/JointTrajectory'))
             rows += [('sub', f'{base}/{c}/commands', 'std_msgs/msg/Float64MultiArray')
-                     for c in FORWARD_CONTROLLERS]
+                     for c in DEFAULT_FORWARD_CONTROLLERS]
         for group in sensor_groups(entity):
             for suffix, msg_type in group.suffixes:
                 direction = 'sub' if suffix in SUBSCRIBED_SUFFIXES else 'pub'

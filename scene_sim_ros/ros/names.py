@@ -30,6 +30,9 @@ SENSOR_TOPICS: dict[str, tuple[tuple[str, str], ...]] = {
 
 SUBSCRIBED_SUFFIXES = ('set',)
 
+DEFAULT_FORWARD_CONTROLLERS = ('position_controller', 'velocity_controller')
+"""The ``forward_controllers`` parameter's default: ``<entity>/<name>/commands`` per robot."""
+
 
 def ros_name(text: str) -> str:
     """``text`` as one token of a ROS name: letters, digits and '_', not starting with a digit."""

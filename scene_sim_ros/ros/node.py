@@ -51,6 +51,7 @@ from . import qos
 from .bridge import EntityBridge, check_controller_joints, ros_name
 from .commands import INTERFACES, default_interface
 from .conversions import set_stamp
+from .names import DEFAULT_FORWARD_CONTROLLERS
 from .stepper import Stepper
 from .tf import DynamicTransforms, FrameNames, StaticTransforms, entity_frames, set_transform
 
@@ -199,7 +200,7 @@ class SimNode(Node):
         declare('publish_link_tf', True, _descriptor(
             'publish link frames on /tf; false leaves them to robot_state_publisher (the root '
             'and sensor frames are still published)', read_only=True))
-        declare('forward_controllers', ['position_controller', 'velocity_controller'],
+        declare('forward_controllers', list(DEFAULT_FORWARD_CONTROLLERS),
                 _descriptor('forward-command controllers per robot: <entity>/<name>/commands '
                             '(std_msgs/Float64MultiArray); the interface follows the name '
                             'prefix (position/velocity/effort) unless set', p.PARAMETER_STRING_ARRAY,
