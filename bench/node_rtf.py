@@ -84,7 +84,10 @@ class Client:
         self.received += 1
 
     def _on_clock(self, msg) -> None:
-        self.clock = msg.clock.sec + msg.clock.nanosec * 1e-9
+        # monotonic: a stray /clock of another process in the domain cannot drag it back
+        value = msg.clock.sec + msg.clock.nanosec * 1e-9
+        if self.clock is None or value > self.clock:
+            self.clock = value
 
     def spin_for(self, seconds: float) -> None:
         deadline = time.monotonic() + seconds
@@ -100,6 +103,9 @@ class Client:
 
     def rtf(self, window: float) -> float:
         self.spin_for(0.5)
+        publishers = self.node.count_publishers('/clock')
+        if publishers != 1:
+            print(f'warning: {publishers} publishers on /clock', flush=True)
         sim0, wall0 = self.clock, time.monotonic()
         self.spin_for(window)
         return (self.clock - sim0) / (time.monotonic() - wall0)

@@ -29,8 +29,13 @@ class UserInputAdapter(SensorAdapter):
         if not math.isfinite(value) or not s.minimum <= value <= s.maximum:
             self.node.reject(where, f'{value} is outside [{s.minimum}, {s.maximum}]')
             return
-        reader = self.reader()
-        self.node.stepper.submit(lambda: reader.set(value), want_result=False)
+
+        def apply() -> None:  # on the physics thread: the reader of the current world
+            try:
+                self.reader().set(value)
+            except ValueError as err:
+                self.node.reject(where, str(err))
+        self.node.stepper.submit(apply, want_result=False)
 
     def publish(self, t: float) -> None:
         value = float(self.read())
