@@ -79,14 +79,15 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_scene_args(run, optional=True)
     run.add_argument('--namespace', default='', help='ROS namespace for every topic and service')
-    run.add_argument('--use-sim-time', action=argparse.BooleanOptionalAction, default=True,
+    run.add_argument('--use-sim-time', action=argparse.BooleanOptionalAction, default=None,
                      help='set use_sim_time on the node (default: on)')
-    run.add_argument('--gui', action='store_true', help='open the PyBullet window')
+    run.add_argument('--gui', action='store_true', default=None,
+                     help='open the PyBullet window')
     run.add_argument('--real-time-factor', type=float, default=None, metavar='X',
                      help='1.0 paces with the wall clock, 0 runs as fast as possible')
     run.add_argument('--params-file', type=Path, default=None,
                      help='a ROS parameters YAML file (see config/params.yaml)')
-    run.add_argument('--paused', action='store_true', help='start paused')
+    run.add_argument('--paused', action='store_true', default=None, help='start paused')
     run.add_argument('--rviz', action='store_true',
                      help='start rviz2 with the package configuration, where installed')
     run.add_argument('--robot-state-publisher', action='store_true',
@@ -199,10 +200,16 @@ def cmd_topics(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace, ros_args: list[str]) -> int:
     from .ros.node import run
-    parameters: dict[str, object] = {'use_sim_time': args.use_sim_time, 'gui': args.gui,
-                                     'paused': args.paused}
-    if args.real_time_factor is not None:
-        parameters['real_time_factor'] = args.real_time_factor
+    # Options given on the command line win over --params-file; the defaults only apply when no
+    # parameters file could set them (rclpy lets overrides win over the file).
+    defaults = {'use_sim_time': True, 'gui': False, 'paused': False, 'real_time_factor': None}
+    parameters: dict[str, object] = {}
+    for name, default in defaults.items():
+        value = getattr(args, name)
+        if value is None and args.params_file is None:
+            value = default
+        if value is not None:
+            parameters[name] = value
     if args.param:
         parameters['scene_parameters'] = [f'{k}={v}' for k, v in _parameters(args.param).items()]
     if args.strict:
@@ -246,7 +253,7 @@ def _start_robot_state_publishers(args: argparse.Namespace) -> bool:
                           urdf.name, '--ros-args',
                           '-r', f'__ns:=/{"/".join(p for p in (namespace, entity.name) if p)}',
                           '-p', f'frame_prefix:={entity.name}/',
-                          '-p', f'use_sim_time:={str(args.use_sim_time).lower()}'])
+                          '-p', f'use_sim_time:={str(args.use_sim_time is not False).lower()}'])
     return True
 
 

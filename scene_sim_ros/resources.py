@@ -28,7 +28,7 @@ def share_dir() -> Path:
         return SOURCE_ROOT
     try:
         return Path(get_package_share_directory(PACKAGE))
-    except PackageNotFoundError:
+    except (PackageNotFoundError, OSError):  # OSError: no AMENT_PREFIX_PATH (a plain venv)
         return SOURCE_ROOT
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from ..scene import Scene
 from .names import DEFAULT_FORWARD_CONTROLLERS, SUBSCRIBED_SUFFIXES, ros_name, sensor_groups
+from .supervisor.catalog import ACTIONS, EXTRA_TOPICS, STANDARD_SERVICES
 
 NODE = '/scene_sim'
 
 
 def interface_rows(scene: Scene, namespace: str = '') -> list[tuple[str, str, str]]:
-    """(direction 'pub'/'sub', topic, message type) rows."""
+    """(direction 'pub'/'sub', topic, message type) rows of the topics."""
     ns = '/' + namespace.strip('/') if namespace.strip('/') else ''
     rows = [('pub', '/clock', 'rosgraph_msgs/msg/Clock'),
             ('pub', '/tf', 'tf2_msgs/msg/TFMessage'),
@@ -36,9 +37,21 @@ def interface_rows(scene: Scene, namespace: str = '') -> list[tuple[str, str, st
     return rows
 
 
+def supervisor_rows(namespace: str = '') -> list[tuple[str, str, str]]:
+    """('srv'/'action'/'pub'/'sub', name, type) rows of the supervisor's services, action and
+    extra topics (the same for every scene)."""
+    ns = '/' + namespace.strip('/') if namespace.strip('/') else ''
+    rows = [('srv', f'{ns}/{name}', f'simulation_interfaces/srv/{kind}')
+            for name, kind in STANDARD_SERVICES]
+    rows += [('action', f'{ns}/{name}', f'simulation_interfaces/action/{kind}')
+             for name, kind in ACTIONS]
+    rows += [(direction, f'{ns}{NODE}/{name}', kind) for direction, name, kind in EXTRA_TOPICS]
+    return rows
+
+
 def interface_listing(scene: Scene, namespace: str = '') -> str:
-    """One line per topic: ``pub|sub  /topic  package/msg/Type``."""
-    rows = interface_rows(scene, namespace)
+    """One line per interface: ``pub|sub|srv|action  /name  package/kind/Type``."""
+    rows = interface_rows(scene, namespace) + supervisor_rows(namespace)
     width = max(len(topic) for _, topic, _ in rows)
-    return '\n'.join(f'{direction}  {topic:<{width}}  {msg_type}'
+    return '\n'.join(f'{direction:<6}  {topic:<{width}}  {msg_type}'
                      for direction, topic, msg_type in rows)

@@ -99,18 +99,38 @@ def call(client, srv_type, name, **fields):
 
 
 class ClockLog:
-    """/clock messages (sim seconds) received while the test runs."""
+    """The distinct /clock times (sim seconds) received while the test runs.
+
+    While paused the node republishes the current time (so late joiners get it); a repeat of
+    the latest time is not a new step and is left out.
+    """
 
     def __init__(self, client):
         from rosgraph_msgs.msg import Clock
         self.client, self.times = client, []
-        self.subscription = client.create_subscription(
-            Clock, '/clock', lambda m: self.times.append(m.clock.sec + m.clock.nanosec * 1e-9), 100)
+        self.subscription = client.create_subscription(Clock, '/clock', self._record, 100)
         assert spin_until(client, lambda: self.subscription.get_publisher_count() > 0, 10.0)
 
-    def wait(self, count):
-        assert spin_until(self.client, lambda: len(self.times) >= count, 10.0), self.times
+    def _record(self, msg):
+        t = msg.clock.sec + msg.clock.nanosec * 1e-9
+        if not self.times or t != self.times[-1]:
+            self.times.append(t)
+
+    def settled(self, quiet=0.3):
+        """The current time once no new time arrived for ``quiet`` s (the node is paused)."""
+        count = -1
+        while count != len(self.times):
+            count = len(self.times)
+            spin_until(self.client, lambda: len(self.times) > count, quiet)
+        assert self.times, 'no /clock received'
         return self.times[-1]
+
+    def after(self, t0, steps):
+        """The distinct times after ``t0`` once ``steps`` steps of STEP have arrived."""
+        target = t0 + steps * STEP - 1e-9
+        assert spin_until(self.client, lambda: self.times[-1] >= target, 10.0), self.times
+        self.settled()
+        return [t for t in self.times if t > t0 + 1e-9]
 
     def close(self):
         self.client.destroy_subscription(self.subscription)
@@ -171,6 +191,20 @@ def test_features_advertise_stepping_spawning_and_state(client):
     assert list(features.spawn_formats) == ['simrobot']
 
 
+def test_served_services_are_the_ones_scene_sim_ros_topics_lists(client):
+    import time
+
+    from scene_sim_ros.ros.interface_list import supervisor_rows
+    listed = {(name, kind) for direction, name, kind in supervisor_rows() if direction == 'srv'}
+    served: set[tuple[str, str]] = set()
+    deadline = time.monotonic() + 10.0
+    while not listed <= served and time.monotonic() < deadline:
+        served = {(name, kind) for name, kinds in client.get_service_names_and_types()
+                  for kind in kinds if kind.startswith('simulation_interfaces/srv/')}
+        time.sleep(0.2)
+    assert served == listed
+
+
 def test_node_starts_paused(client):
     from simulation_interfaces.msg import SimulationState
     from simulation_interfaces.srv import GetSimulationState
@@ -181,11 +215,10 @@ def test_node_starts_paused(client):
 def test_step_simulation_advances_clock_by_exactly_n_steps_and_the_ball_falls(client, clock):
     before_z = entity_state(client, 'ball').pose.position.z
     step(client, 1)
-    t0 = clock.wait(1)
+    t0 = clock.settled()
     result = step(client, 10)
     assert result.result == 1, result.error_message
-    assert clock.wait(11) == pytest.approx(t0 + 10 * STEP, abs=1e-9)
-    assert len(clock.times) == 11
+    assert clock.after(t0, 10) == pytest.approx([t0 + k * STEP for k in range(1, 11)], abs=1e-9)
     after = entity_state(client, 'ball')
     assert after.pose.position.z < before_z - 0.5 * 9.81 * (10 * STEP) ** 2 * 0.9
     assert after.twist.linear.z < -0.9 * 9.81 * 11 * STEP
@@ -198,7 +231,7 @@ def test_simulate_steps_action_gives_feedback_and_completes(client, clock):
     try:
         assert spin_until(client, action.server_is_ready, 20.0)
         step(client, 1)
-        t0 = clock.wait(1)
+        t0 = clock.settled()
         feedback = []
         goal = action.send_goal_async(SimulateSteps.Goal(steps=5),
                                       feedback_callback=lambda m: feedback.append(m.feedback))
@@ -209,7 +242,8 @@ def test_simulate_steps_action_gives_feedback_and_completes(client, clock):
         spin_until(client, lambda: len(feedback) >= 5, 2.0)
         assert [(f.completed_steps, f.remaining_steps) for f in feedback] == [
             (k, 5 - k) for k in range(1, 6)]
-        assert clock.wait(6) == pytest.approx(t0 + 5 * STEP, abs=1e-9)
+        assert clock.after(t0, 5) == pytest.approx([t0 + k * STEP for k in range(1, 6)],
+                                                   abs=1e-9)
     finally:
         action.destroy()
 
@@ -392,7 +426,7 @@ def test_delete_entity_removes_it_and_its_topics(client):
 def test_reset_restores_poses_removes_spawned_and_keeps_the_clock_going(client, clock):
     from simulation_interfaces.srv import GetEntities, ResetSimulation
     step(client, 1)
-    before = clock.wait(1)
+    before = clock.settled()
     response = call(client, ResetSimulation, 'reset_simulation',
                     scope=ResetSimulation.Request.SCOPE_ALL)
     assert response.result.result == 1, response.result.error_message
@@ -400,7 +434,7 @@ def test_reset_restores_poses_removes_spawned_and_keeps_the_clock_going(client, 
     ball = entity_state(client, 'ball').pose.position
     assert (ball.x, ball.y, ball.z) == pytest.approx((2.0, 0.0, 0.5), abs=1e-9)
     step(client, 1)
-    assert clock.wait(2) == pytest.approx(before + STEP, abs=1e-9)  # never backwards
+    assert clock.after(before, 1) == pytest.approx([before + STEP], abs=1e-9)  # never backwards
     time_only = call(client, ResetSimulation, 'reset_simulation', scope=1)
     assert time_only.result.result == 0  # FEATURE_UNSUPPORTED: time never goes back
 

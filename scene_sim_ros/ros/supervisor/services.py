@@ -19,14 +19,13 @@ from typing import TYPE_CHECKING, Any
 from rclpy.parameter import Parameter
 from rclpy.task import Future
 from simulation_interfaces.msg import EntityCategory, Result, SimulationState
-from simulation_interfaces.srv import (DeleteEntity, GetEntities, GetEntitiesStates,
-                                       GetEntityInfo, GetEntityState, GetSimulationState,
-                                       GetSimulatorFeatures, ResetSimulation, SetEntityState,
-                                       SetSimulationState, SpawnEntity, StepSimulation)
+import simulation_interfaces.srv
+from simulation_interfaces.srv import SetEntityState, SetSimulationState, SpawnEntity
 
 from ...errors import SceneLoadError
 from ...scene import Entity, Pose
 from . import features, logic
+from .catalog import STANDARD_SERVICES
 from .logic import State, SupervisorError
 
 if TYPE_CHECKING:
@@ -72,21 +71,9 @@ class Supervisor:
         self.quitting = False
         self.spawned: set[str] = set()
         self.services = [
-            node.create_service(srv_type, name, getattr(self, name))
-            for name, srv_type in (
-                ('get_simulator_features', GetSimulatorFeatures),
-                ('get_simulation_state', GetSimulationState),
-                ('set_simulation_state', SetSimulationState),
-                ('step_simulation', StepSimulation),
-                ('reset_simulation', ResetSimulation),
-                ('get_entities', GetEntities),
-                ('get_entity_info', GetEntityInfo),
-                ('get_entity_state', GetEntityState),
-                ('get_entities_states', GetEntitiesStates),
-                ('set_entity_state', SetEntityState),
-                ('spawn_entity', SpawnEntity),
-                ('delete_entity', DeleteEntity),
-            )]
+            node.create_service(getattr(simulation_interfaces.srv, type_name), name,
+                                getattr(self, name))
+            for name, type_name in STANDARD_SERVICES]
 
     # --- plumbing -------------------------------------------------------------------------------
 
