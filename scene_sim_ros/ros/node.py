@@ -134,8 +134,11 @@ class SimNode(Node):
         self._publish_counter(self._errors_publisher, 0)
 
         from ..sim.simulation import Simulation
+        self.get_logger().info('building the PyBullet world ...')
+        started = time.perf_counter()
         self.sim = Simulation(self.scene, gui=bool(self._param('gui')),
                               seed=int(self._param('seed')))
+        self.get_logger().info(f'world built in {time.perf_counter() - started:.1f} s')
         for warning in self.sim.warnings:
             self.get_logger().warning(warning)
         self.stepper = Stepper(self.sim, self._after_step,
@@ -159,6 +162,29 @@ class SimNode(Node):
             f'{self.scene_path.name}: {len(self.scene.entities)} entities, step '
             f'{self.sim.step_length * 1000:g} ms, real-time factor '
             f'{self.stepper.real_time_factor:g}{", paused" if self.stepper.paused else ""}')
+        self._log_summary()
+
+    def _log_summary(self) -> None:
+        """One screen: what is simulated and where it appears on ROS."""
+        from ..scene.summary import summary_text
+        from .interface_list import interface_rows, supervisor_rows
+        namespace = self.get_namespace()
+        rows = interface_rows(self.scene, namespace)
+        robots = [e.name for e in self.scene.entities if e.kind == 'robot']
+        # the entity and sensor lines of the summary (the header is logged above; the loader's
+        # warnings were logged one by one)
+        lines = [line for line in summary_text(self.scene).splitlines()[2:]
+                 if line.lstrip().startswith(('robot', 'object', 'static', 'sensors:'))
+                 or 'robots,' in line]
+        lines.append(f'  topics: {sum(1 for r in rows if r[0] == "pub")} published, '
+                     f'{sum(1 for r in rows if r[0] == "sub")} subscribed, under '
+                     + ', '.join(f'{namespace.rstrip("/")}/{name}/' for name in robots[:6])
+                     + (' ...' if len(robots) > 6 else ''))
+        services = [name for kind, name, _ in supervisor_rows(namespace) if kind == 'srv']
+        lines.append(f'  services: {", ".join(n.rsplit("/", 1)[-1] for n in services)}')
+        lines.append(f'  full list: scene-sim-ros topics {self.scene_path}'
+                     + (f' --namespace {namespace}' if namespace != '/' else ''))
+        self.get_logger().info('\n'.join(lines))
 
     def _own_clock_source(self) -> None:
         """With ``use_sim_time`` rclpy would subscribe this node to its own ``/clock``: every step
@@ -295,6 +321,8 @@ class SimNode(Node):
 
     def _load_scene(self) -> Scene:
         from ..formats import load_scene
+        self.get_logger().info(f'loading {self.scene_path} ...')
+        started = time.perf_counter()
         template: dict[str, str] = {}
         for item in self._param('scene_parameters') or []:
             name, _, value = item.partition('=')
@@ -303,6 +331,8 @@ class SimNode(Node):
                            strict=bool(self._param('strict')))
         for warning in scene.warnings:
             self.get_logger().warning(warning)
+        self.get_logger().info(f'loaded {scene.format} scene {scene.name!r} in '
+                               f'{time.perf_counter() - started:.1f} s')
         return scene
 
     # --- entities (physics thread once running) ------------------------------------------------
