@@ -25,15 +25,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from node_rtf import isolate_ros  # bench/ is on sys.path when a benchmark runs as a script
+
 REPO = Path(__file__).resolve().parents[1]
 CAMERA_TOPIC = '/rover/camera/image_raw'
 CAMERA_RATE = 30.0
-
-
-def isolate_ros(log_dir: str) -> None:
-    sys.path.insert(0, str(REPO / 'test'))
-    from support import ros_env
-    ros_env.isolate(Path(log_dir))
 
 
 def start_node(log_dir: str, *args: str) -> subprocess.Popen:

@@ -19,7 +19,7 @@ pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
 from support.processes import ManagedProcess, console_script  # noqa: E402
-from support.ros import spin_until, wait_for_messages  # noqa: E402
+from support.ros import client_node, spin_until, wait_for_messages  # noqa: E402
 
 from scene_sim_ros import load_scene  # noqa: E402
 from scene_sim_ros.ros.interface_list import interface_rows  # noqa: E402
@@ -50,15 +50,7 @@ def launch(tmp_path_factory, world: Path, *options: str):
 
 @pytest.fixture(scope='module')
 def client():
-    import rclpy
-    from rclpy.context import Context
-
-    context = Context()
-    rclpy.init(context=context)
-    node = rclpy.create_node('formats_e2e_test_client', context=context)
-    yield node
-    node.destroy_node()
-    context.try_shutdown()
+    yield from client_node('formats_e2e_test_client')
 
 
 def seconds(stamp) -> float:

@@ -16,7 +16,7 @@ pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
 from support.processes import ManagedProcess  # noqa: E402
-from support.ros import spin_until, wait_for_messages  # noqa: E402
+from support.ros import client_node, qos, spin_until, stamp, wait_for_messages  # noqa: E402
 
 from scene_sim_ros import load_scene  # noqa: E402
 
@@ -42,25 +42,7 @@ def sim_node(tmp_path_factory):
 
 @pytest.fixture(scope='module')
 def client(sim_node):
-    import rclpy
-    from rclpy.context import Context
-
-    context = Context()
-    rclpy.init(context=context)
-    node = rclpy.create_node('default_scene_test_client', context=context)
-    yield node
-    node.destroy_node()
-    context.try_shutdown()
-
-
-def qos(depth=10, latched=False):
-    from rclpy.qos import DurabilityPolicy, QoSProfile
-    return QoSProfile(depth=depth, durability=DurabilityPolicy.TRANSIENT_LOCAL if latched
-                      else DurabilityPolicy.VOLATILE)
-
-
-def stamp(header):
-    return header.stamp.sec + header.stamp.nanosec * 1e-9
+    yield from client_node('default_scene_test_client')
 
 
 def clock_seconds(client):

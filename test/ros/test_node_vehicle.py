@@ -15,7 +15,7 @@ pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
 from support.processes import ManagedProcess  # noqa: E402
-from support.ros import spin_until, wait_for_messages  # noqa: E402
+from support.ros import client_node, spin_until, wait_for_messages  # noqa: E402
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
@@ -38,15 +38,7 @@ def sim_node(tmp_path_factory):
 
 @pytest.fixture(scope='module')
 def client(sim_node):
-    import rclpy
-    from rclpy.context import Context
-
-    context = Context()
-    rclpy.init(context=context)
-    node = rclpy.create_node('vehicle_test_client', context=context)
-    yield node
-    node.destroy_node()
-    context.try_shutdown()
+    yield from client_node('vehicle_test_client')
 
 
 def car_position(client):

@@ -18,7 +18,7 @@ pytest.importorskip('rclpy')
 pytest.importorskip('simulation_interfaces.srv')
 
 from support.processes import ManagedProcess  # noqa: E402
-from support.ros import call_service, spin_until, wait_for_messages  # noqa: E402
+from support.ros import call_service, client_node, spin_until, wait_for_messages  # noqa: E402
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
@@ -83,15 +83,7 @@ def sim_node(tmp_path_factory):
 
 @pytest.fixture(scope='module')
 def client(sim_node):
-    import rclpy
-    from rclpy.context import Context
-
-    context = Context()
-    rclpy.init(context=context)
-    node = rclpy.create_node('supervisor_test_client', context=context)
-    yield node
-    node.destroy_node()
-    context.try_shutdown()
+    yield from client_node('supervisor_test_client')
 
 
 def call(client, srv_type, name, **fields):

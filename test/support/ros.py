@@ -83,3 +83,35 @@ def call_service(node: Node, srv_type: Any, name: str, request: Any | None = Non
         return future.result()
     finally:
         node.destroy_client(client)
+
+
+def client_node(name: str):
+    """A node in an rclpy Context of its own, for a module-scoped test client::
+
+        @pytest.fixture(scope='module')
+        def client(sim_node):
+            yield from client_node('game_test_client')
+    """
+    import rclpy
+    from rclpy.context import Context
+
+    context = Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node(name, context=context)
+    try:
+        yield node
+    finally:
+        node.destroy_node()
+        context.try_shutdown()
+
+
+def qos(depth: int = 10, latched: bool = False) -> QoSProfile:
+    """Reliable, volatile (or transient-local for latched topics) with ``depth``."""
+    from rclpy.qos import DurabilityPolicy
+    return QoSProfile(depth=depth, durability=DurabilityPolicy.TRANSIENT_LOCAL if latched
+                      else DurabilityPolicy.VOLATILE)
+
+
+def stamp(header: Any) -> float:
+    """A message header's stamp in seconds."""
+    return header.stamp.sec + header.stamp.nanosec * 1e-9
