@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from .geometry import Box, Capsule, Cylinder, Shape, Sphere, Torus
 from .transforms import Quat, Vec3, matrix_from_quat
 
 Inertia6 = tuple[float, float, float, float, float, float]
@@ -55,6 +56,22 @@ def torus_inertia(mass: float, major_radius: float, minor_radius: float) -> Iner
     izz = mass * (big * big + 0.75 * small * small)
     ixx = mass * (0.5 * big * big + 0.625 * small * small)
     return (ixx, 0.0, 0.0, ixx, 0.0, izz)
+
+
+def primitive_inertia(shape: Shape, mass: float) -> Inertia6 | None:
+    """Inertia of a uniform solid primitive about its centre; ``None`` for meshes, planes and
+    height fields (each format decides what stands in for them)."""
+    if isinstance(shape, Box):
+        return box_inertia(mass, shape.size)
+    if isinstance(shape, Sphere):
+        return sphere_inertia(mass, shape.radius)
+    if isinstance(shape, Cylinder):
+        return cylinder_inertia(mass, shape.radius, shape.length)
+    if isinstance(shape, Capsule):
+        return capsule_inertia(mass, shape.radius, shape.length)
+    if isinstance(shape, Torus):
+        return torus_inertia(mass, shape.major_radius, shape.minor_radius)
+    return None
 
 
 def to_matrix(i: Inertia6) -> list[list[float]]:

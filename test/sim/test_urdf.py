@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pybullet as pb
 import pytest
 
-from scene_sim_ros.scene import Capsule, Collision, Entity, Inertial, Joint, Link, Mesh, Pose, Torus
+from scene_sim_ros.scene import Capsule, Collision, Entity, Inertial, Link, Mesh, Pose, Torus
 from scene_sim_ros.sim.urdf import entity_to_urdf
 
 from .conftest import GAME, arm, servo

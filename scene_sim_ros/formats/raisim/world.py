@@ -50,8 +50,7 @@ from ...errors import SceneLoadError
 from ...scene import (Box, Capsule, Collision, ContactDefaults, Cylinder, Entity, Heightfield,
                       Inertial, Link, MaterialPair, MeshFile, Plane, Scene, Sphere, Visual, Wire)
 from ...scene.geometry import GREY, RGBA, Shape
-from ...scene.inertia import (Inertia6, box_inertia, capsule_inertia, combine, cylinder_inertia,
-                              rotate_inertia, sphere_inertia)
+from ...scene.inertia import (Inertia6, combine, primitive_inertia, rotate_inertia, sphere_inertia)
 from ...scene.transforms import IDENTITY, Pose, Vec3, quat_from_axis_angle, quat_normalized
 from .. import urdf as urdf_format
 from . import expressions, sensors, terrain
@@ -493,16 +492,10 @@ def _primitive_shape(node: Node) -> Shape | None:
 
 
 def shape_inertia(shape: Shape, mass: float) -> Inertia6:
-    """Inertia of a uniform solid ``shape`` of ``mass`` about its centre."""
-    if isinstance(shape, Sphere):
-        return sphere_inertia(mass, shape.radius)
-    if isinstance(shape, Box):
-        return box_inertia(mass, shape.size)
-    if isinstance(shape, Capsule):
-        return capsule_inertia(mass, shape.radius, shape.length)
-    if isinstance(shape, Cylinder):
-        return cylinder_inertia(mass, shape.radius, shape.length)
-    return sphere_inertia(mass, 0.1)
+    """Inertia of a uniform solid ``shape`` of ``mass`` about its centre (anything but a
+    primitive: that of a 0.1 m sphere)."""
+    primitive = primitive_inertia(shape, mass)
+    return primitive if primitive is not None else sphere_inertia(mass, 0.1)
 
 
 def shape_volume(shape: Shape) -> float:

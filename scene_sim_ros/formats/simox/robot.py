@@ -48,8 +48,8 @@ import numpy as np
 from lxml import etree
 
 from ...errors import SceneLoadError
-from ...scene.geometry import Box, Cylinder, Mesh, Shape, Sphere
-from ...scene.inertia import box_inertia, combine, sphere_inertia
+from ...scene.geometry import Box, Cylinder, Shape, Sphere
+from ...scene.inertia import box_inertia, sphere_inertia
 from ...scene.model import Collision, Entity, Inertial, Joint, Link, Visual
 from ...scene.motors import ServoMotor
 from ...scene.sensors import Camera, Gps, Sensor

@@ -16,8 +16,7 @@ import numpy as np
 
 from ...scene.geometry import (Box, Capsule, Cylinder, Heightfield, Mesh, MeshFile, Plane,
                                Shape, Sphere)
-from ...scene.inertia import (Inertia6, ZERO_INERTIA, box_inertia, capsule_inertia,
-                              cylinder_inertia, sphere_inertia)
+from ...scene.inertia import (Inertia6, ZERO_INERTIA, box_inertia, primitive_inertia)
 from ...scene.transforms import IDENTITY, Pose, quat_from_axis_angle
 from .nodes import Node
 
@@ -141,14 +140,9 @@ def volume(shape: Shape) -> float:
 
 def inertia_of(shape: Shape, mass: float) -> Inertia6:
     """Inertia about the shape's centroid (meshes: that of their bounding box)."""
-    if isinstance(shape, Box):
-        return box_inertia(mass, shape.size)
-    if isinstance(shape, Sphere):
-        return sphere_inertia(mass, shape.radius)
-    if isinstance(shape, Cylinder):
-        return cylinder_inertia(mass, shape.radius, shape.length)
-    if isinstance(shape, Capsule):
-        return capsule_inertia(mass, shape.radius, shape.length)
+    primitive = primitive_inertia(shape, mass)
+    if primitive is not None:
+        return primitive
     if isinstance(shape, Mesh):
         extent = shape.vertices.max(axis=0) - shape.vertices.min(axis=0)
         return box_inertia(mass, (float(extent[0]), float(extent[1]), float(extent[2])))
