@@ -146,12 +146,17 @@ def node_round(scene: Path, client: Client, window: float, robot: str,
         client.unsubscribe_cameras()
         return plain, cameras
     finally:
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_node(proc)
+
+
+def stop_node(proc: subprocess.Popen) -> None:
+    """SIGINT to the node's process group, SIGKILL if it has not exited after 10 s."""
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def main() -> None:

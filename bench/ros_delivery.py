@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -25,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from node_rtf import isolate_ros  # bench/ is on sys.path when a benchmark runs as a script
+from node_rtf import isolate_ros, stop_node  # bench/ is on sys.path when a benchmark runs as a script
 
 REPO = Path(__file__).resolve().parents[1]
 CAMERA_TOPIC = '/rover/camera/image_raw'
@@ -37,15 +35,6 @@ def start_node(log_dir: str, *args: str) -> subprocess.Popen:
     with open(Path(log_dir) / 'node.log', 'ab') as log:
         return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=REPO,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
-
-
-def stop_node(proc: subprocess.Popen) -> None:
-    os.killpg(proc.pid, signal.SIGINT)
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
 
 
 def spin_until(node, predicate, timeout: float) -> bool:
