@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
-from support.processes import ManagedProcess, console_script  # noqa: E402
+from support.processes import scene_sim_run# noqa: E402
 from support.ros import client_node, spin_until, wait_for_messages  # noqa: E402
 
 from scene_sim_ros import load_scene  # noqa: E402
@@ -43,9 +43,7 @@ def launch(tmp_path_factory, world: Path, *options: str):
     """``scene-sim-ros run WORLD OPTIONS`` until it reports its real-time factor."""
     if not world.exists():
         pytest.skip(f'corpus world {world} is absent (../shared/corpus is not beside the repository)')
-    argv = [console_script('scene-sim-ros'), 'run', str(world.resolve()), *options]
-    return ManagedProcess(argv, log_dir=tmp_path_factory.mktemp(world.stem), name='sim_node',
-                          ready=r'real-time factor', ready_timeout=60.0)
+    return scene_sim_run(tmp_path_factory.mktemp(world.stem), str(world.resolve()), *options)
 
 
 @pytest.fixture(scope='module')

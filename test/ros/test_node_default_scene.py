@@ -6,7 +6,6 @@ requested real-time factor. One launch serves the module."""
 from __future__ import annotations
 
 import math
-import sys
 import time
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
-from support.processes import ManagedProcess  # noqa: E402
+from support.processes import scene_sim_run# noqa: E402
 from support.ros import client_node, qos, spin_until, stamp, wait_for_messages  # noqa: E402
 
 from scene_sim_ros import load_scene  # noqa: E402
@@ -34,9 +33,7 @@ def scene():
 @pytest.fixture(scope='module')
 def sim_node(tmp_path_factory):
     # no SCENE argument: the bundled default scene; real-time factor 1 (the default)
-    argv = [sys.executable, '-u', '-m', 'scene_sim_ros.cli', 'run']
-    with ManagedProcess(argv, log_dir=tmp_path_factory.mktemp('default_scene'), name='sim_node',
-                        ready=r'real-time factor', ready_timeout=60.0) as proc:
+    with scene_sim_run(tmp_path_factory.mktemp('default_scene')) as proc:
         yield proc
 
 

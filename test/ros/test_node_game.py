@@ -8,7 +8,6 @@ One node launch serves the whole module (each launch costs seconds).
 from __future__ import annotations
 
 import math
-import sys
 import time
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pytest
 pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
-from support.processes import ManagedProcess  # noqa: E402
+from support.processes import scene_sim_run# noqa: E402
 from support.ros import client_node, qos, spin_until, stamp, wait_for_messages  # noqa: E402
 
 from scene_sim_ros import load_scene  # noqa: E402
@@ -40,10 +39,8 @@ def scene():
 
 @pytest.fixture(scope='module')
 def sim_node(scene, tmp_path_factory):
-    argv = [sys.executable, '-u', '-m', 'scene_sim_ros.cli', 'run', str(GAME),
-            '--real-time-factor', '0']
-    with ManagedProcess(argv, log_dir=tmp_path_factory.mktemp('game'), name='sim_node',
-                        ready=r'real-time factor', ready_timeout=120.0) as proc:
+    with scene_sim_run(tmp_path_factory.mktemp('game'), str(GAME), '--real-time-factor', '0',
+                       ready_timeout=120.0) as proc:
         yield proc
 
 

@@ -6,7 +6,6 @@ One launch serves the module."""
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ import pytest
 pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
-from support.processes import ManagedProcess  # noqa: E402
+from support.processes import scene_sim_run# noqa: E402
 from support.ros import client_node, spin_until, wait_for_messages  # noqa: E402
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
@@ -27,12 +26,10 @@ VEHICLE = REPO.parent / 'shared' / 'corpus' / 'simrobot' / 'SimRobot' / 'Scenes'
 def sim_node(tmp_path_factory):
     if not VEHICLE.exists():
         pytest.skip(f'corpus scene {VEHICLE} is absent')
-    argv = [sys.executable, '-u', '-m', 'scene_sim_ros.cli', 'run', str(VEHICLE),
-            '--namespace', 'sim', '--real-time-factor', '2',
-            '--ros-args', '-p', 'sensors.car.LaserRangeFinder.topic:=car/front_laser',
-            '-p', 'sensors.car.LaserRangeFinder.rate:=10.0']
-    with ManagedProcess(argv, log_dir=tmp_path_factory.mktemp('vehicle'), name='sim_node',
-                        ready=r'real-time factor', ready_timeout=60.0) as proc:
+    with scene_sim_run(tmp_path_factory.mktemp('vehicle'), str(VEHICLE), '--namespace', 'sim',
+                       '--real-time-factor', '2',
+                       '--ros-args', '-p', 'sensors.car.LaserRangeFinder.topic:=car/front_laser',
+                       '-p', 'sensors.car.LaserRangeFinder.rate:=10.0') as proc:
         yield proc
 
 

@@ -8,7 +8,6 @@ state (pause/step first, reset after spawn/delete).
 from __future__ import annotations
 
 import math
-import sys
 import textwrap
 import time
 
@@ -17,7 +16,7 @@ import pytest
 pytest.importorskip('rclpy')
 pytest.importorskip('simulation_interfaces.srv')
 
-from support.processes import ManagedProcess  # noqa: E402
+from support.processes import scene_sim_run# noqa: E402
 from support.ros import call_service, client_node, spin_until, wait_for_messages  # noqa: E402
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
@@ -74,10 +73,7 @@ def sim_node(tmp_path_factory):
     folder = tmp_path_factory.mktemp('supervisor')
     scene = folder / 'scene.ros2'
     scene.write_text(textwrap.dedent(SCENE))
-    argv = [sys.executable, '-u', '-m', 'scene_sim_ros.cli', 'run', str(scene), '--paused',
-            '--real-time-factor', '0']
-    with ManagedProcess(argv, log_dir=folder, name='sim_node', ready=r'real-time factor',
-                        ready_timeout=60.0) as proc:
+    with scene_sim_run(folder, str(scene), '--paused', '--real-time-factor', '0') as proc:
         yield proc
 
 

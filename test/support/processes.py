@@ -264,3 +264,12 @@ def _stop_leftovers() -> None:
     for proc in list(_live):
         proc.stop_timeout = min(proc.stop_timeout, 1.0)
         proc.stop()
+
+
+def scene_sim_run(log_dir: str | os.PathLike[str], *run_args: str,
+                  ready_timeout: float = 60.0) -> ManagedProcess:
+    """``scene-sim-ros run RUN_ARGS`` with this test's Python, ready once the node has logged
+    its real-time factor (the scene is loaded and the world built). Use it as a context manager."""
+    argv = [sys.executable, '-u', '-m', 'scene_sim_ros.cli', 'run', *run_args]
+    return ManagedProcess(argv, log_dir=Path(log_dir), name='sim_node', ready=r'real-time factor',
+                          ready_timeout=ready_timeout)
