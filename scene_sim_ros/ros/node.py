@@ -166,16 +166,12 @@ class SimNode(Node):
 
     def _log_summary(self) -> None:
         """One screen: what is simulated and where it appears on ROS."""
-        from ..scene.summary import summary_text
+        from ..scene.summary import entity_lines
         from .interface_list import interface_rows, supervisor_rows
         namespace = self.get_namespace()
         rows = interface_rows(self.scene, namespace)
         robots = [e.name for e in self.scene.entities if e.kind == 'robot']
-        # the entity and sensor lines of the summary (the header is logged above; the loader's
-        # warnings were logged one by one)
-        lines = [line for line in summary_text(self.scene).splitlines()[2:]
-                 if line.lstrip().startswith(('robot', 'object', 'static', 'sensors:'))
-                 or 'robots,' in line]
+        lines = entity_lines(self.scene)  # the loader's warnings were logged one by one
         lines.append(f'  topics: {sum(1 for r in rows if r[0] == "pub")} published, '
                      f'{sum(1 for r in rows if r[0] == "sub")} subscribed, under '
                      + ', '.join(f'{namespace.rstrip("/")}/{name}/' for name in robots[:6])

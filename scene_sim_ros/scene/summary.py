@@ -76,15 +76,11 @@ def scene_summary(scene: Scene) -> dict[str, Any]:
     }
 
 
-def summary_text(scene: Scene) -> str:
-    """A one-screen human summary of the scene."""
+def entity_lines(scene: Scene) -> list[str]:
+    """The entity counts, then a line per robot/object (and its sensors), indented."""
     counts = {kind: sum(1 for e in scene.entities if e.kind == kind)
               for kind in ('robot', 'object', 'static')}
-    lines = [
-        f'{scene.source or scene.name}: {scene.format} scene {scene.name!r}',
-        f'  step {scene.step_length * 1000:g} ms, gravity {tuple(round(g, 4) for g in scene.gravity)}',
-        f'  {counts["robot"]} robots, {counts["object"]} objects, {counts["static"]} static',
-    ]
+    lines = [f'  {counts["robot"]} robots, {counts["object"]} objects, {counts["static"]} static']
     for entity in scene.entities:
         if entity.kind == 'static' and not entity.joints and not entity.sensors:
             continue
@@ -94,6 +90,16 @@ def summary_text(scene: Scene) -> str:
         if entity.sensors:
             lines.append('         sensors: ' + ', '.join(
                 f'{s.name} ({s.kind})' for s in entity.sensors))
+    return lines
+
+
+def summary_text(scene: Scene) -> str:
+    """A one-screen human summary of the scene."""
+    lines = [
+        f'{scene.source or scene.name}: {scene.format} scene {scene.name!r}',
+        f'  step {scene.step_length * 1000:g} ms, gravity {tuple(round(g, 4) for g in scene.gravity)}',
+        *entity_lines(scene),
+    ]
     if scene.warnings:
         lines.append(f'  {len(scene.warnings)} warnings:')
         lines.extend(f'    {w}' for w in scene.warnings[:20])
