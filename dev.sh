@@ -15,7 +15,9 @@
 #   2. pip install -r requirements/ros-kilted.txt -r requirements/dev.txt -c requirements/constraints.txt;
 #   3. interfaces/tf2_msgs and interfaces/simulation_interfaces, each built with pip
 #      (scikit-build-core + CMake) only where the package is not importable from elsewhere;
-#   4. pip install -e . (the scene_sim_ros package and its console scripts in .venv/bin).
+#   4. pip install -e . (the scene_sim_ros package and its console scripts in .venv/bin), plus its
+#      data files (ament index marker, share/scene_sim_ros, lib/scene_sim_ros/sim_node), so that
+#      ros2 launch / ros2 run find it with AMENT_PREFIX_PATH=.venv (dev.sh and activate set it).
 set -Eeuo pipefail
 trap 'printf "\033[1;31m[dev.sh] error:\033[0m line %s: %s failed\n" "$LINENO" "$BASH_COMMAND" >&2' ERR
 
@@ -45,6 +47,7 @@ isolate_from_sourced_ros() {
 venv_env() {
     export VIRTUAL_ENV="$VENV"
     export PATH="$VENV/bin:$PATH"
+    export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
     unset PYTHONHOME
 }
 
@@ -205,13 +208,32 @@ build_interfaces() {
     done
 }
 
+# The package, editable, plus what an editable install leaves out: the data files (ament index
+# marker, share/scene_sim_ros/{launch,config,package.xml}, lib/scene_sim_ros/sim_node), installed
+# by setup.py itself so the venv has the layout of a colcon or wheel install.
 install_package() {
     local key
-    key="$(hash_inputs "$ROOT/setup.py" "$ROOT/setup.cfg" "$ROOT/package.xml")"
-    if stamp_ok package "$key" && [[ -x "$VENV/bin/scene-sim-ros" ]]; then return 0; fi
-    log "pip install -e . (scene_sim_ros)"
+    key="$(hash_inputs "$ROOT/setup.py" "$ROOT/setup.cfg" "$ROOT/package.xml" "$ROOT/launch" \
+                       "$ROOT/config" "$ROOT/resource")"
+    if stamp_ok package "$key" && [[ -x "$VENV/bin/scene-sim-ros" ]] && registered; then return 0; fi
+    log "pip install -e . (scene_sim_ros) and its share/, lib/ and ament index entries"
     pip_install install --no-build-isolation --no-deps -e "$ROOT"
+    (cd "$ROOT" && "$VENV/bin/python" -W ignore setup.py -q install_data --install-dir "$VENV" --force >/dev/null)
+    rm -rf "$ROOT/build"
+    registered || die "scene_sim_ros is not registered in $VENV (ament index, share/, lib/)"
     stamp_set package "$key"
+}
+
+registered() {
+    [[ -f "$VENV/share/ament_index/resource_index/packages/scene_sim_ros" &&
+       -f "$VENV/share/scene_sim_ros/launch/sim.launch.py" && -x "$VENV/lib/scene_sim_ros/sim_node" ]]
+}
+
+# ament_index_python (ros2 launch/run, get_package_share_directory) finds packages through
+# AMENT_PREFIX_PATH; the wheels don't set it, so the venv does, for dev.sh and for `activate`.
+register_prefix() {
+    local line='export AMENT_PREFIX_PATH="$VIRTUAL_ENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"  # scene_sim_ros'
+    grep -qF '# scene_sim_ros' "$VENV/bin/activate" || printf '%s\n' "$line" >> "$VENV/bin/activate"
 }
 
 setup() {
@@ -224,6 +246,7 @@ setup() {
     install_requirements
     build_interfaces
     install_package
+    register_prefix
     flock -u 9
     exec 9>&-
     if ((SECONDS - started > 2)); then log "environment ready in $((SECONDS - started)) s"; fi

@@ -1,8 +1,12 @@
 """ament_python package definition for scene_sim_ros.
 
-Works for ``colcon build`` on a ROS 2 distribution (executables go to ``lib/scene_sim_ros``, see
-setup.cfg, so ``ros2 run`` / launch_ros find them) and for ``pip install -e .`` into the
-development venv (console scripts go to ``.venv/bin``).
+Every install route gives the same layout under its prefix (a colcon install space, a venv, a
+``pip install --prefix``): the ament index marker, ``share/scene_sim_ros/{launch,config,
+package.xml}``, console scripts in ``bin/`` and ``lib/scene_sim_ros/sim_node`` (a forwarder to
+``bin/sim_node``, where ``ros2 run`` and launch_ros look). Console scripts stay in ``bin/`` on
+purpose: a wheel cannot put them anywhere else, and one layout for colcon, wheels and the
+development venv means one thing to test. ``dev.sh`` installs the data files into its venv with
+``setup.py install_data``, since editable installs skip them.
 """
 
 import os
@@ -51,7 +55,7 @@ data_files = [
     (f'share/{PACKAGE}/launch', sorted(glob('launch/*.launch.py'))),
     (f'share/{PACKAGE}/config', sorted(p for p in glob('config/*') if os.path.isfile(p))),
 ]
-data_files += _tree('scenes', f'share/{PACKAGE}/scenes')
+data_files.append((f'lib/{PACKAGE}', ['resource/sim_node']))
 
 setup(
     name=PACKAGE,
