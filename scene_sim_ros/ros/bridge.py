@@ -24,6 +24,7 @@ from .adapters import ADAPTERS, OPTICAL_KINDS, AdapterSettings, SensorAdapter
 from .commands import (CommandRejected, JointCommand, Trajectory,
                        forward_commands, joint_state_commands, trajectory)
 from .conversions import joint_state_message, set_stamp, stamp_seconds
+from .mobile_base import MobileBase, is_mobile
 from .names import ros_name, sensor_groups
 from .tf import EntityFrames
 
@@ -48,12 +49,28 @@ class EntityBridge:
         self.subscriptions: list[Any] = []
         self.adapters: list[SensorAdapter] = []
         self.trajectory: Trajectory | None = None
-        self.frames: EntityFrames | None = None  # set by the node (its TF frames)
+        self._frames: EntityFrames | None = None
         self.static_frames: list[str] = []  # child frames this entity put on /tf_static
         self.moves = True  # false: the root is on /tf_static, not /tf
+        self.mobile_base: MobileBase | None = None  # odometry and cmd_vel of a free robot
         if self.is_robot:
             self._create_joint_interfaces()
             self._create_adapters()
+            if is_mobile(entity):
+                self.mobile_base = MobileBase(self)
+
+    @property
+    def frames(self) -> EntityFrames | None:
+        """The entity's TF frames (set by the node); a mobile base with odometry re-parents
+        its root under ``<entity>/odom`` when they are set."""
+        return self._frames
+
+    @frames.setter
+    def frames(self, frames: EntityFrames | None) -> None:
+        base = self.mobile_base
+        if frames is not None and base is not None and base.publish_odometry:
+            frames.use_odometry(base.odom_frame, base)
+        self._frames = frames
 
     # --- construction ------------------------------------------------------------------------
 
@@ -138,9 +155,20 @@ class EntityBridge:
             self.node.publish(self.joint_state_publisher, msg)
         for adapter in self.adapters:
             adapter.step(t)
+        if self.mobile_base is not None:
+            self.mobile_base.after_step(t)
+
+    @property
+    def wants_before_step(self) -> bool:
+        """Whether :meth:`before_step` has something to do this step."""
+        return self.trajectory is not None or (
+            self.mobile_base is not None and self.mobile_base.has_drive)
 
     def before_step(self, t: float) -> None:
-        """Feed a running trajectory: command where it should be at the end of this step."""
+        """The mobile base's drive, then a running trajectory (commanded where it should be at
+        the end of this step)."""
+        if self.mobile_base is not None:
+            self.mobile_base.before_step(t)
         plan = self.trajectory
         if plan is None:
             return
@@ -165,6 +193,8 @@ class EntityBridge:
                 self.node.reject(f'{self.topic}/{source}', str(err))
 
     def destroy(self) -> None:
+        if self.mobile_base is not None:
+            self.mobile_base.destroy()
         for adapter in self.adapters:
             adapter.destroy()
         for publisher in self.publishers:

@@ -51,6 +51,7 @@ from . import qos
 from .bridge import EntityBridge, check_controller_joints, ros_name
 from .commands import INTERFACES, default_interface
 from .conversions import set_stamp
+from .mobile_base import declare_parameters as declare_mobile_base_parameters
 from .names import DEFAULT_FORWARD_CONTROLLERS
 from .stepper import Stepper
 from .tf import DynamicTransforms, FrameNames, StaticTransforms, entity_frames, set_transform
@@ -120,6 +121,7 @@ class SimNode(Node):
         self.scene_path = self._scene_path(scene)
         self.scene: Scene = self._load_scene()
         self._declare_entity_parameters(self.scene.entities)
+        declare_mobile_base_parameters(self, self.scene.entities)
         self.frames = FrameNames(self._param('world_frame'), self._param('frame_prefix_entities'))
         self.publish_link_tf = bool(self._param('publish_link_tf'))
         self.forward_controllers = [c for c in self._param('forward_controllers') or [] if c]
@@ -392,7 +394,7 @@ class SimNode(Node):
 
     def _before_step(self, t: float) -> None:
         for bridge in self._bridge_list:
-            if bridge.trajectory is not None:
+            if bridge.wants_before_step:
                 bridge.before_step(t)
 
     def _publish_clock(self, t: float) -> None:

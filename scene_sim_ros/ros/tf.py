@@ -8,12 +8,16 @@ QoS in :mod:`.qos`. The topics are absolute, as in tf2_ros: a namespace does not
 The tree: ``world -> <entity>/<root link>`` (dynamic) ``-> <entity>/<child link>`` per joint
 (dynamic for revolute/prismatic joints, static for fixed ones) ``-> <entity>/<sensor>`` (static,
 the mount pose) ``-> <entity>/<sensor>_optical_frame`` (static, z forward, x right, y down).
+A mobile base (an entity with :attr:`EntityFrames.odometry`) has ``world -> <entity>/odom ->
+<entity>/<root link>`` instead (REP-105: one parent per frame): the odometry estimate gives
+``odom -> root``, the rest of the true pose ``world -> odom`` (identity when noise-free).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from geometry_msgs.msg import TransformStamped
@@ -34,6 +38,9 @@ OPTICAL_SUFFIX = '_optical_frame'
 OPTICAL_KINDS = ('camera', 'depth_camera', 'segmentation_camera')
 """Sensor kinds whose data is expressed in an optical frame."""
 
+ODOM_FRAME = 'odom'
+"""Name of a mobile base's odometry frame (prefixed like a link)."""
+
 
 @dataclass(frozen=True)
 class FrameNames:
@@ -52,6 +59,10 @@ class FrameNames:
 
     def optical(self, entity: Entity, sensor: str) -> str:
         return self.sensor(entity, sensor) + OPTICAL_SUFFIX
+
+    def odom(self, entity: str) -> str:
+        """The odometry frame of a mobile base (``robot1/odom``)."""
+        return self.link(entity, ODOM_FRAME)
 
 
 def transform(parent: str, child: str, pose: Pose | None = None) -> TransformStamped:
@@ -125,6 +136,17 @@ class EntityFrames:
     moving_joints: list[Joint]
     moving: list[TransformStamped]
     static: list[TransformStamped]
+    odom: TransformStamped | None = None
+    """``world -> odom`` of a mobile base (then ``root`` is ``odom -> root link``)."""
+    odometry: Any = None
+    """The mobile base: ``tf_poses(true_root_pose) -> (odom->root, world->odom)``, each
+    ``((x, y, z), (qx, qy, qz, qw))``."""
+
+    def use_odometry(self, odom_frame: str, odometry: Any) -> None:
+        """Re-parent the root under ``odom_frame``, itself a child of the root's old parent."""
+        self.odom = transform(self.root.header.frame_id, odom_frame)
+        self.root.header.frame_id = odom_frame
+        self.odometry = odometry
 
 
 def entity_frames(entity: Entity, names: FrameNames, *, links: bool = True,
@@ -216,13 +238,17 @@ class DynamicTransforms:
         self._kinematics = JointKinematics([])
         self._serialized: SerializedTransforms | None = None
         self._values = np.zeros((0, 7))
+        self._odometry: list[tuple[int, Any]] = []
 
     def set_entities(self, frames: Iterable[EntityFrames]) -> None:
         """(Re)build the message after entities were added or removed."""
         self._frames = list(frames)
         joints = [j for f in self._frames for j in f.moving_joints]
         self._kinematics = JointKinematics(joints)
-        transforms = [f.root for f in self._frames] + [m for f in self._frames for m in f.moving]
+        self._odometry = [(row, f.odometry) for row, f in enumerate(self._frames)
+                          if f.odometry is not None]
+        transforms = ([f.root for f in self._frames] + [m for f in self._frames for m in f.moving]
+                      + [f.odom for f in self._frames if f.odometry is not None])
         self._serialized = SerializedTransforms(TFMessage(transforms=transforms))
         self._values = np.zeros((len(transforms), 7))
 
@@ -239,10 +265,18 @@ class DynamicTransforms:
         for row, (position, orientation) in enumerate(root_poses):
             values[row, :3] = position
             values[row, 3:] = orientation
-        if self._kinematics.count:
+        joints = self._kinematics.count
+        if joints:
             translation, rotation = self._kinematics.transforms(joint_positions)
-            values[roots:, :3] = translation
-            values[roots:, 3:] = rotation
+            values[roots:roots + joints, :3] = translation
+            values[roots:roots + joints, 3:] = rotation
+        for k, (row, odometry) in enumerate(self._odometry):
+            (position, orientation), (odom_position, odom_orientation) = odometry.tf_poses(
+                root_poses[row])
+            values[row, :3] = position
+            values[row, 3:] = orientation
+            values[roots + joints + k, :3] = odom_position
+            values[roots + joints + k, 3:] = odom_orientation
         return self._serialized.serialize(time, values)
 
     def publish(self, time: float, root_poses: Sequence[tuple[Sequence[float], Sequence[float]]],
