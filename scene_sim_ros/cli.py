@@ -21,11 +21,12 @@ EXIT_SCENE_ERROR = 2
 EPILOG = """\
 examples:
   scene-sim-ros run                                   # the bundled default scene, headless
-  scene-sim-ros run Game.ros2 --real-time-factor 0    # as fast as possible
-  scene-sim-ros run SimpleVehicle.ros2 --paused --namespace /sim
-  scene-sim-ros inspect Game.ros2 --json | python3 -m json.tool
-  scene-sim-ros urdf SimpleVehicle.ros2 --entity car > car.urdf
-  scene-sim-ros topics SimpleVehicle.ros2
+  scene-sim-ros examples                              # the example scenes that ship
+  scene-sim-ros run car --real-time-factor 0          # an example by name, as fast as possible
+  scene-sim-ros run webots_scout.wbt --paused --namespace /sim
+  scene-sim-ros inspect raisim_world --json | python3 -m json.tool
+  scene-sim-ros urdf car.ros2 --entity car > car.urdf
+  scene-sim-ros topics arm
   scene-sim-ros send rover pan_joint=1.0        # while `run` is going, from another terminal
   scene-sim-ros snapshot /rover/camera/image_raw camera.png
 """
@@ -43,9 +44,11 @@ def _parameters(text: Sequence[str]) -> dict[str, str]:
 
 def _add_scene_args(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
     if optional:
-        parser.add_argument('scene', nargs='?', help='scene file (default: the bundled scene)')
+        parser.add_argument('scene', nargs='?', help='scene file or example name (default: the '
+                                                     'bundled scene)')
     else:
-        parser.add_argument('scene', help='scene file (.ros2/.rsi2/.ros3, .wbt, Simox or RaiSim .xml, .urdf)')
+        parser.add_argument('scene', help='scene file (.ros2/.rsi2/.ros3, .wbt, Simox or RaiSim '
+                                          '.xml, .urdf) or example name (see `examples`)')
     parser.add_argument('--param', '-p', action='append', default=[], metavar='NAME=VALUE',
                         help='a template parameter of the scene (RaiSim @@NAME); repeatable')
     parser.add_argument('--strict', action='store_true',
@@ -64,8 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
         'inspect', help='load a scene and print a summary',
         description='Load a scene and print a summary (exit 2 with file:line: message on a bad '
                     'scene).',
-        epilog='examples:\n  scene-sim-ros inspect Game.ros2\n'
-               '  scene-sim-ros inspect world.xml --param floor_height=0 --json',
+        epilog='examples:\n  scene-sim-ros inspect car.ros2\n'
+               '  scene-sim-ros inspect raisim_world.xml --param box_count=5 --json',
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_scene_args(inspect)
     inspect.add_argument('--json', action='store_true', help='print one JSON object')
@@ -75,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         description='Run the simulation node. Options mirror the arguments of '
                     '`ros2 launch scene_sim_ros sim.launch.py` one for one; anything after '
                     '--ros-args goes to ROS.',
-        epilog='example: scene-sim-ros run SimpleVehicle.ros2 --real-time-factor 2',
+        epilog='example: scene-sim-ros run car.ros2 --real-time-factor 2',
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_scene_args(run, optional=True)
     run.add_argument('--namespace', default='', help='ROS namespace for every topic and service')
@@ -98,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
         'urdf', help="print one entity's URDF (its robot_description)",
         description="Print one entity's URDF (its robot_description); meshes are written as "
                     'files and referenced with file:// URIs.',
-        epilog='example:\n  scene-sim-ros urdf SimpleVehicle.ros2 --entity car > car.urdf',
+        epilog='example:\n  scene-sim-ros urdf car.ros2 --entity car > car.urdf',
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_scene_args(urdf)
     urdf.add_argument('--entity', required=True, help='entity name (see inspect)')
@@ -108,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     topics = commands.add_parser(
         'topics', help='list what run would publish and subscribe',
         description='List the topics and services of `run` on that scene.',
-        epilog='example:\n  scene-sim-ros topics SimpleVehicle.ros2 --namespace /sim',
+        epilog='example:\n  scene-sim-ros topics webots_scout --namespace /sim',
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_scene_args(topics)
     topics.add_argument('--namespace', default='', help='as for run')
@@ -142,6 +145,14 @@ def build_parser() -> argparse.ArgumentParser:
     snapshot.add_argument('topic')
     snapshot.add_argument('file', type=Path)
     snapshot.add_argument('--timeout', type=float, default=15.0)
+
+    commands.add_parser(
+        'examples', help='list the example scenes that ship with the package',
+        description='List the example scenes that ship with the package: name, format, file and '
+                    'what it holds. Every command that takes a SCENE also takes an example name '
+                    '(an existing file of that name wins).',
+        epilog='examples:\n  scene-sim-ros examples\n  scene-sim-ros run arm',
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     return parser
 
 
@@ -158,6 +169,33 @@ def cmd_send(args: argparse.Namespace) -> int:
 def cmd_snapshot(args: argparse.Namespace) -> int:
     from .ros.tools import save_snapshot
     return save_snapshot(args.topic, args.file, args.timeout)
+
+
+def cmd_examples(args: argparse.Namespace) -> int:
+    from .resources import example_description, example_format, example_names, example_path
+    rows = [(name, example_format(path), str(path), example_description(path))
+            for name, path in ((n, example_path(n)) for n in example_names())]
+    width = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(('name', 'format'))]
+    for name, fmt, path, description in rows:
+        print(f'{name:<{width[0]}}  {fmt:<{width[1]}}  {path}')
+        print(f'{"":<{width[0]}}  {description}')
+    return 0
+
+
+def _scene_argument(value: str | None) -> str | None:
+    """A SCENE argument: an existing path as given, else the file of the example of that name;
+    a name that is neither stays as it is (the loader reports the missing file), unless it looks
+    like an example name (no folder, no extension): then the error lists the examples."""
+    if value is None or Path(value).exists():
+        return value
+    from .errors import SceneSimError
+    from .resources import example_path
+    try:
+        return str(example_path(value))
+    except SceneSimError:
+        if Path(value).suffix or Path(value).name != value:
+            return value
+        raise
 
 
 def _load(args: argparse.Namespace):
@@ -283,10 +321,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
+        if isinstance(getattr(args, 'scene', None), str):
+            args.scene = _scene_argument(args.scene)
         if args.command == 'run':
             return cmd_run(args, ros_args)
         return {'inspect': cmd_inspect, 'urdf': cmd_urdf, 'topics': cmd_topics, 'list': cmd_list,
-                'send': cmd_send, 'snapshot': cmd_snapshot}[args.command](args)
+                'send': cmd_send, 'snapshot': cmd_snapshot, 'examples': cmd_examples}[args.command](args)
     except SceneLoadError as err:
         print(str(err), file=sys.stderr)
         return EXIT_SCENE_ERROR

@@ -3,7 +3,7 @@
 Covers the contract of docs/architecture.md for ``inspect --json`` on one real file of every
 format (SimRobot, Webots, Simox robot and scene, RaiSim with ``@@`` parameters, plain URDF),
 scene errors (exit 2, ``file:line: message`` on stderr, nothing on stdout), ``urdf``, ``topics``
-and the ``--help`` of every command. Corpus tests skip where ``../shared/corpus`` is absent.
+and the ``--help`` of every command. Corpus tests skip where the corpus (``$SCENE_SIM_ROS_CORPUS``) is absent.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 from support.processes import console_script
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / 'shared' / 'corpus'
+from support.corpus import CORPUS, missing  # noqa: E402
 DEFAULT_SCENE = REPO / 'scene_sim_ros' / 'data' / 'scenes' / 'default.ros2'
 
 GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
@@ -44,8 +44,7 @@ FILE_LINE_MESSAGE = re.compile(r'^(?P<file>[^\s:][^:]*):(?P<line>\d+): (?P<messa
 
 
 def needs(path: Path) -> pytest.MarkDecorator:
-    return pytest.mark.skipif(not path.exists(), reason=f'corpus file {path} is absent '
-                              '(../shared/corpus is not beside the repository)')
+    return pytest.mark.skipif(not path.exists(), reason=missing(path))
 
 
 def cli(*args: object, cwd: Path = REPO, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:

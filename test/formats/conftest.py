@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-CORPUS = Path(__file__).resolve().parents[3] / 'shared' / 'corpus'
+from support.corpus import CORPUS, missing
 
 
 @pytest.fixture(scope='session')
 def corpus_dir() -> Path:
-    """``../shared/corpus`` (real scene files of other projects); skips where it is absent."""
+    """The corpus (``$SCENE_SIM_ROS_CORPUS``, default ``../shared/corpus``); skips where absent."""
     if not CORPUS.is_dir():
-        pytest.skip(f'corpus not found at {CORPUS} (it lives in ../shared beside the project)')
+        pytest.skip(missing(CORPUS))
     return CORPUS
 
 

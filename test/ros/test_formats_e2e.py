@@ -26,8 +26,7 @@ from scene_sim_ros.ros.interface_list import interface_rows  # noqa: E402
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO.parent / 'shared' / 'corpus'
+from support.corpus import CORPUS, missing  # noqa: E402
 WEBOTS_WORLDS = CORPUS / 'webots' / 'webots' / 'projects' / 'samples' / 'devices' / 'worlds'
 CAMERA_WORLD = WEBOTS_WORLDS / 'camera.wbt'
 INERTIAL_UNIT_WORLD = WEBOTS_WORLDS / 'inertial_unit.wbt'
@@ -42,7 +41,7 @@ MESSAGE_TIMEOUT = 20.0
 def launch(tmp_path_factory, world: Path, *options: str):
     """``scene-sim-ros run WORLD OPTIONS`` until it reports its real-time factor."""
     if not world.exists():
-        pytest.skip(f'corpus world {world} is absent (../shared/corpus is not beside the repository)')
+        pytest.skip(missing(world))
     return scene_sim_run(tmp_path_factory.mktemp(world.stem), str(world.resolve()), *options)
 
 

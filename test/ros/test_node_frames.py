@@ -17,7 +17,8 @@ from scene_sim_ros.scene import Pose  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_SCENE = REPO / 'scene_sim_ros' / 'data' / 'scenes' / 'default.ros2'
-GAME = (REPO.parent / 'shared' / 'corpus' / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes'
+from support.corpus import CORPUS, missing  # noqa: E402
+GAME = (CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes'
         / 'Game.ros2')
 
 
@@ -70,7 +71,7 @@ def test_joint_transforms_match_the_simulated_links_with_slider_and_hinges():
 
 def test_joint_transforms_match_a_nao():
     if not GAME.exists():
-        pytest.skip(f'corpus scene {GAME} is absent')
+        pytest.skip(missing(GAME))
     scene = load_scene(GAME)
     nao = scene.entity('robot1')
     with Simulation(dataclasses.replace(scene, entities=(nao, scene.entity('field')))) as sim:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
 
 import pytest
 
@@ -24,8 +23,7 @@ from scene_sim_ros.scene import Pose  # noqa: E402
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO.parent / 'shared' / 'corpus'
+from support.corpus import CORPUS, missing  # noqa: E402
 GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
 STEP = 0.012  # Game.ros2's stepLength
 
@@ -33,7 +31,7 @@ STEP = 0.012  # Game.ros2's stepLength
 @pytest.fixture(scope='module')
 def scene():
     if not GAME.exists():
-        pytest.skip(f'corpus scene {GAME} is absent')
+        pytest.skip(missing(GAME))
     return load_scene(GAME)
 
 

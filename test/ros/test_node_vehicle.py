@@ -6,7 +6,6 @@ One launch serves the module."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
@@ -18,14 +17,14 @@ from support.ros import client_node, spin_until, wait_for_messages  # noqa: E402
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[2]
-VEHICLE = REPO.parent / 'shared' / 'corpus' / 'simrobot' / 'SimRobot' / 'Scenes' / 'SimpleVehicle.ros2'
+from support.corpus import CORPUS, missing  # noqa: E402
+VEHICLE = CORPUS / 'simrobot' / 'SimRobot' / 'Scenes' / 'SimpleVehicle.ros2'
 
 
 @pytest.fixture(scope='module')
 def sim_node(tmp_path_factory):
     if not VEHICLE.exists():
-        pytest.skip(f'corpus scene {VEHICLE} is absent')
+        pytest.skip(missing(VEHICLE))
     with scene_sim_run(tmp_path_factory.mktemp('vehicle'), str(VEHICLE), '--namespace', 'sim',
                        '--real-time-factor', '2',
                        '--ros-args', '-p', 'sensors.car.LaserRangeFinder.topic:=car/front_laser',

@@ -113,10 +113,10 @@ def test_tags_filter_any_and_all():
 
 @pytest.fixture
 def corpus_scenes():
-    scenes = Path(__file__).resolve().parents[2] / '..' / 'shared' / 'corpus' / 'simrobot' / \
-        'SimRobot' / 'Scenes'
+    from support.corpus import CORPUS, missing
+    scenes = CORPUS / 'simrobot' / 'SimRobot' / 'Scenes'
     if not scenes.is_dir():
-        pytest.skip(f'corpus folder {scenes} is absent')
+        pytest.skip(missing(scenes))
     return scenes
 
 

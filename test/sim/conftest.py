@@ -13,15 +13,16 @@ from scene_sim_ros.scene import (Box, Collision, Cylinder, Entity, Inertial, Joi
 from scene_sim_ros.scene.inertia import box_inertia, cylinder_inertia, sphere_inertia
 from scene_sim_ros.scene.transforms import quat_from_rpy
 
-CORPUS = Path(__file__).resolve().parents[3] / 'shared' / 'corpus'
+from support.corpus import CORPUS, missing
+
 GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
 
 
 @pytest.fixture(scope='session')
 def corpus_dir() -> Path:
-    """``../shared/corpus`` (real scene files of other projects); skips where it is absent."""
+    """The corpus (``$SCENE_SIM_ROS_CORPUS``, default ``../shared/corpus``); skips where absent."""
     if not CORPUS.is_dir():
-        pytest.skip(f'corpus not found at {CORPUS} (it lives in ../shared beside the project)')
+        pytest.skip(missing(CORPUS))
     return CORPUS
 
 

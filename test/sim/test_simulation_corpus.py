@@ -12,6 +12,8 @@ from scene_sim_ros import load_scene
 from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.sim.simulation import Simulation
 
+from support.corpus import missing
+
 from .conftest import CORPUS, GAME
 
 SIMROBOT = CORPUS / 'simrobot'
@@ -23,7 +25,7 @@ MAX_DISTANCE, MAX_SPEED = 100.0, 100.0
 
 def _load_or_skip(path: Path):
     if not path.is_file():
-        pytest.skip(f'corpus scene {path} not found (../shared/corpus beside the project)')
+        pytest.skip(missing(path))
     try:
         return load_scene(path)
     except SceneLoadError as err:

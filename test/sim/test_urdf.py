@@ -11,6 +11,8 @@ import pytest
 from scene_sim_ros.scene import Capsule, Collision, Entity, Inertial, Link, Mesh, Pose, Torus
 from scene_sim_ros.sim.urdf import entity_to_urdf
 
+from support.corpus import missing
+
 from .conftest import GAME, arm, servo
 
 
@@ -71,7 +73,7 @@ def test_urdf_writes_meshes_as_file_uris_and_capsules_as_three_shapes(tmp_path):
 
 def test_urdf_of_nao_loads_back_with_same_links_joints_limits_and_masses(tmp_path):
     if not GAME.is_file():
-        pytest.skip(f'corpus scene {GAME} not found (../shared/corpus beside the project)')
+        pytest.skip(missing(GAME))
     from scene_sim_ros import load_scene
     nao = load_scene(GAME).entity('robot1')
     client, body = _load_back(entity_to_urdf(nao, mesh_dir=tmp_path), tmp_path)

@@ -23,6 +23,7 @@ update rates go to ``Scene.metadata['sensor_update_rates']``.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 from collections.abc import Callable
@@ -111,7 +112,10 @@ def load_sensor_set(path: Path, *, link: str, res_dir: Path | None = None,
         if isinstance(child.tag, str) and child.tag not in ('origin', 'link'):
             reader.warn(child, f'unknown element <{child.tag}> in <sensor_set> ignored')
     if link_element is not None:
-        parsed, warnings, errors = urdf_format.parse_link(link_element, file=path,
+        # the URDF part of the link, without the <sensor> elements read below
+        urdf_part = etree.Element('link', link_element.attrib)
+        urdf_part.extend(copy.deepcopy(c) for c in link_element if c.tag != 'sensor')
+        parsed, warnings, errors = urdf_format.parse_link(urdf_part, file=path,
                                                           res_dir=res_dir, strict=strict)
         reader.warnings.extend(warnings)
         reader.errors.extend(errors)

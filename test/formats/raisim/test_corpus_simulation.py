@@ -15,7 +15,7 @@ from scene_sim_ros.formats.raisim import load
 from .test_corpus import LAIKAGO_QPOS, TEMPLATE_PARAMETERS, raisim_worlds
 
 Simulation = pytest.importorskip('scene_sim_ros.sim.simulation').Simulation
-CORPUS = Path(__file__).resolve().parents[4] / 'shared' / 'corpus'
+from support.corpus import CORPUS
 WORLDS = raisim_worlds(CORPUS) if CORPUS.is_dir() else []
 # PyBullet separates the overlapping spheres and boxes of the <array> violently and flings some
 # more than 100 m (RaiSim's solver is gentler); the world still runs without NaN.

@@ -16,7 +16,9 @@ import pytest
 from formats.simox.helpers import link_matrix, rot_x, rot_y, rot_z, trans
 from scene_sim_ros.formats import format_of, load_scene
 
-SIMOX = Path(__file__).resolve().parents[4] / 'shared' / 'corpus' / 'simox' / 'Simox'
+from support.corpus import CORPUS, missing
+
+SIMOX = CORPUS / 'simox' / 'Simox'
 DATA = SIMOX / 'VirtualRobot' / 'data'
 ROOT_TAG = re.compile(rb'<\s*([A-Za-z_][\w.-]*)')
 
@@ -44,7 +46,7 @@ def _id(path: Path) -> str:
 @pytest.fixture
 def simox(corpus_dir: Path) -> Path:
     if not SIMOX.is_dir():
-        pytest.skip(f'Simox corpus not found at {SIMOX}')
+        pytest.skip(missing(SIMOX))
     return SIMOX
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
@@ -12,13 +11,15 @@ pytest.importorskip('pybullet')
 from scene_sim_ros.formats import load_scene  # noqa: E402
 from scene_sim_ros.sim.simulation import Simulation  # noqa: E402
 
-ARMAR = (Path(__file__).resolve().parents[4] / 'shared' / 'corpus' / 'simox' / 'Simox'
+from support.corpus import CORPUS, missing
+
+ARMAR = (CORPUS / 'simox' / 'Simox'
          / 'VirtualRobot' / 'data' / 'robots' / 'ArmarIII' / 'ArmarIII.xml')
 
 
 def test_simulation_armar3_five_seconds_without_nan_joints_held(corpus_dir):
     if not ARMAR.is_file():
-        pytest.skip(f'ArmarIII not found at {ARMAR}')
+        pytest.skip(missing(ARMAR))
     scene = load_scene(ARMAR)
     armar = scene.entity('Armar3')
     with Simulation(scene) as sim:

@@ -11,7 +11,9 @@ import pytest
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.scene import Scene, geometry, motors, sensors
 
-CORPUS = Path(__file__).resolve().parents[4] / 'shared' / 'corpus' / 'simrobot'
+from support.corpus import CORPUS as CORPUS_ROOT, missing
+
+CORPUS = CORPUS_ROOT / 'simrobot'
 SCENES = sorted(CORPUS.rglob('*.ros2')) if CORPUS.is_dir() else []
 GAME = 'BHumanCodeRelease/Config/Scenes/Game.ros2'
 NAO = 'BHumanCodeRelease/Config/Scenes/Includes/NaoV6H25.rsi2'
@@ -21,7 +23,7 @@ ROBOTS = [f'robot{i}' for i in (*range(1, 8), *range(21, 28))]
 @pytest.fixture(scope='module')
 def simrobot_corpus() -> Path:
     if not CORPUS.is_dir():
-        pytest.skip(f'corpus not found at {CORPUS} (it lives in ../shared beside the project)')
+        pytest.skip(missing(CORPUS))
     return CORPUS
 
 

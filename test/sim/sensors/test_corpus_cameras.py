@@ -11,7 +11,7 @@ import pytest
 
 from scene_sim_ros import Simulation, load_scene
 
-CORPUS = Path(__file__).resolve().parents[4] / 'shared' / 'corpus'
+from support.corpus import CORPUS, missing
 GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
 
 
@@ -37,7 +37,7 @@ def green_fraction(image: np.ndarray) -> float:
 @pytest.fixture(scope='module')
 def game() -> Simulation:
     if not GAME.is_file():
-        pytest.skip(f'corpus scene not found at {GAME} (it lives in ../shared beside the project)')
+        pytest.skip(missing(GAME))
     sim = Simulation(load_scene(GAME))
     yield sim
     sim.close()

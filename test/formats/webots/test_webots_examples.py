@@ -1,0 +1,54 @@
+"""The Webots example that ships (``webots_scout.wbt`` with its local ``ScoutRobot.proto``,
+R2023b): the PROTO resolves through a relative EXTERNPROTO, every common device maps, and the
+robot drives in PyBullet. No corpus needed."""
+
+from __future__ import annotations
+
+import pytest
+
+from scene_sim_ros.formats.webots import load
+from scene_sim_ros.resources import example_path
+
+Simulation = pytest.importorskip('scene_sim_ros.sim.simulation').Simulation
+
+
+def test_world_header_and_relative_externproto() -> None:
+    world = example_path('webots_scout')
+    text = world.read_text(encoding='utf-8')
+    assert text.startswith('#VRML_SIM R2023b utf8\n')
+    assert 'EXTERNPROTO "ScoutRobot.proto"' in text
+    assert (world.parent / 'ScoutRobot.proto').is_file()
+
+
+def test_scout_world_loads_with_every_device() -> None:
+    scene = load(example_path('webots_scout.wbt'))
+    assert scene.warnings == ()
+    assert scene.step_length == pytest.approx(0.016)
+    assert {e.name: e.kind for e in scene.entities} == {
+        'floor': 'static', 'wall_north': 'static', 'wall_south': 'static', 'wall_east': 'static',
+        'wall_west': 'static', 'crate': 'object', 'ball': 'object', 'scout': 'robot'}
+    scout = scene.entity('scout')
+    assert [(j.name, j.type) for j in scout.joints] == [('left_wheel_motor', 'revolute'),
+                                                        ('right_wheel_motor', 'revolute')]
+    assert {s.name: s.kind for s in scout.sensors} == {
+        'left_wheel_sensor': 'joint_position', 'right_wheel_sensor': 'joint_position',
+        'camera': 'camera', 'lidar': 'depth_camera', 'front_distance': 'single_distance',
+        'accelerometer': 'accelerometer', 'gyro': 'gyroscope', 'inertial_unit': 'inertial_unit'}
+    assert scout.sensor('camera').width == 320 and scout.sensor('lidar').height == 1
+
+
+def test_the_proto_alone_is_a_robot_with_its_default_fields() -> None:
+    scene = load(example_path('ScoutRobot'))
+    (robot,) = scene.entities
+    assert robot.kind == 'robot' and len(robot.joints) == 2 and len(robot.sensors) == 8
+
+
+def test_scout_drives_forward_on_its_wheels() -> None:
+    with Simulation(load(example_path('webots_scout'))) as sim:
+        sim.command('scout', 'left_wheel_motor', velocity=5.0)
+        sim.command('scout', 'right_wheel_motor', velocity=5.0)
+        sim.step(round(2.0 / 0.016))
+        (x, y, _), _ = sim.get_pose('scout')
+        ranges = sim.read('scout', 'lidar')
+    assert x > 0.3 and abs(y) < 0.1, (x, y)
+    assert ranges.shape[0] == 1 and (ranges[ranges < 10] > 0).all()
