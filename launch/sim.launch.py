@@ -1,28 +1,37 @@
 """Start the scene_sim_ros simulation node (and optionally RViz and robot_state_publisher).
 
-    ros2 launch scene_sim_ros sim.launch.py scene:=/path/to/Game.ros2 real_time_factor:=0
+    ros2 launch scene_sim_ros sim.launch.py scene:=/path/to/scene.ros2 real_time_factor:=0
+    ros2 launch path/to/sim.launch.py                   # by path works too
 
 The arguments match ``scene-sim-ros run`` options one for one: ``scene`` (empty: the bundled
-default scene), ``namespace``, ``use_sim_time``, ``gui``, ``real_time_factor``, ``paused``,
-``params_file``, ``rviz``, and ``robot_state_publisher`` (one per robot, fed with its URDF;
-the simulator then leaves link TF to them).
+default scene), ``namespace``, ``isolate`` (clock and TF in the namespace, frames prefixed with
+it: several simulations on one ROS domain), ``use_sim_time``, ``gui``, ``real_time_factor``,
+``paused``, ``params_file``, ``rviz``, and ``robot_state_publisher`` (one per robot, fed with
+its URDF; the simulator then leaves link TF to them).
+
+Optional packages (rviz2, robot_state_publisher) are looked up before anything starts: a missing
+one stops the launch with a message saying which and how to install it, so no simulation is left
+running on its own. The simulation ending ends the launch.
 """
 
 import os
+import shutil
+import sys
 
-from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.conditions import IfCondition
+from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 PACKAGE = 'scene_sim_ros'
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 ARGUMENTS = (
     ('scene', '', 'scene file (.ros2/.rsi2/.ros3, .wbt, Simox/RaiSim .xml, .urdf); '
                   'empty for the bundled default scene'),
     ('namespace', '', 'ROS namespace for every topic and service of the simulation'),
+    ('isolate', 'false', 'keep /clock, /tf and /tf_static in the namespace and prefix every '
+                         'frame with it (several simulations on one ROS domain)'),
     ('use_sim_time', 'true', 'use /clock as time source'),
     ('gui', 'false', 'open the PyBullet window'),
     ('real_time_factor', '1.0', '1.0 paces with the wall clock, 0 runs as fast as possible'),
@@ -33,16 +42,56 @@ ARGUMENTS = (
 )
 
 
+class MissingPackage(RuntimeError):
+    pass
+
+
 def _truthy(text: str) -> bool:
     return text.strip().lower() in ('1', 'true', 'yes', 'on')
 
 
-def _simulation_nodes(context):
+def _installed(package: str) -> bool:
+    from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+    try:
+        get_package_prefix(package)
+    except (PackageNotFoundError, OSError):  # OSError: AMENT_PREFIX_PATH not set
+        return False
+    return True
+
+
+def _require(packages):
+    missing = [p for p in packages if not _installed(p)]
+    if missing:
+        names = ' '.join(f'ros-$ROS_DISTRO-{p.replace("_", "-")}' for p in missing)
+        raise MissingPackage(
+            f'{", ".join(missing)} not installed (needed by the launch arguments given); '
+            f'install with: sudo apt install {names}, or leave those arguments false')
+
+
+def _sim_node_action(**kwargs):
+    """Our node by package where the ament index knows it, else the ``sim_node`` beside this
+    Python or on PATH (a launch file run by path from a source checkout or plain venv)."""
+    if _installed(PACKAGE):
+        return Node(package=PACKAGE, executable='sim_node', **kwargs)
+    beside = os.path.join(os.path.dirname(sys.executable), 'sim_node')
+    executable = beside if os.access(beside, os.X_OK) else shutil.which('sim_node')
+    if executable is None:
+        raise MissingPackage(f'{PACKAGE} is not installed: no sim_node in the ament index '
+                             '(AMENT_PREFIX_PATH), beside this Python or on PATH')
+    return Node(executable=executable, **kwargs)
+
+
+def _launch_setup(context):
     value = {name: LaunchConfiguration(name).perform(context) for name, _, _ in ARGUMENTS}
     rsp = _truthy(value['robot_state_publisher'])
+    rviz = _truthy(value['rviz'])
+    _require([p for p, wanted in (('robot_state_publisher', rsp), ('rviz2', rviz)) if wanted])
+    isolate = _truthy(value['isolate'])
+    use_sim_time = _truthy(value['use_sim_time'])
     parameters = [{
         'scene': value['scene'],
-        'use_sim_time': _truthy(value['use_sim_time']),
+        'isolate': isolate,
+        'use_sim_time': use_sim_time,
         'gui': _truthy(value['gui']),
         'real_time_factor': float(value['real_time_factor']),
         'paused': _truthy(value['paused']),
@@ -50,43 +99,45 @@ def _simulation_nodes(context):
     }]
     if value['params_file']:
         parameters.insert(0, value['params_file'])
-    nodes = [Node(package=PACKAGE, executable='sim_node', name='scene_sim',
-                  namespace=value['namespace'], parameters=parameters, output='screen')]
+    actions = [_sim_node_action(name='scene_sim', namespace=value['namespace'],
+                                parameters=parameters, output='screen',
+                                on_exit=Shutdown(reason='the simulation ended'))]
     if rsp:
-        nodes += _robot_state_publishers(value)
-    return nodes
+        actions += _robot_state_publishers(value, isolate, use_sim_time)
+    if rviz:
+        from scene_sim_ros.ros.names import isolation_remappings
+        actions.append(Node(
+            package='rviz2', executable='rviz2', output='screen',
+            arguments=['-d', os.path.join(HERE, '..', 'config', 'scene_sim_ros.rviz')],
+            remappings=isolation_remappings(value['namespace'], isolate),
+            parameters=[{'use_sim_time': use_sim_time}]))
+    return actions
 
 
-def _robot_state_publishers(value):
+def _robot_state_publishers(value, isolate, use_sim_time):
     # The scene loaders and the URDF export are pure Python: no simulation is started here.
     from scene_sim_ros.formats import load_scene
     from scene_sim_ros.resources import default_scene_path
+    from scene_sim_ros.ros.names import instance_frame_prefix, isolation_remappings
     from scene_sim_ros.sim.urdf import entity_to_urdf
 
     scene = load_scene(value['scene'] or default_scene_path())
     namespace = value['namespace'].strip('/')
-    nodes = []
-    for entity in scene.entities:
-        if entity.kind != 'robot':
-            continue
-        nodes.append(Node(
-            package='robot_state_publisher', executable='robot_state_publisher',
-            namespace='/'.join(p for p in (namespace, entity.name) if p),
-            parameters=[{'robot_description': entity_to_urdf(entity),
-                         'frame_prefix': f'{entity.name}/',
-                         'use_sim_time': _truthy(value['use_sim_time'])}],
-            output='screen'))
-    return nodes
+    prefix = instance_frame_prefix(namespace, isolate)
+    return [
+        Node(package='robot_state_publisher', executable='robot_state_publisher',
+             namespace='/'.join(p for p in (namespace, entity.name) if p),
+             remappings=isolation_remappings(namespace, isolate),
+             parameters=[{'robot_description': entity_to_urdf(entity),
+                          'frame_prefix': f'{prefix}{entity.name}/',
+                          'use_sim_time': use_sim_time}],
+             output='screen')
+        for entity in scene.entities if entity.kind == 'robot']
 
 
 def generate_launch_description():
-    rviz_config = os.path.join(get_package_share_directory(PACKAGE), 'config',
-                               'scene_sim_ros.rviz')
     return LaunchDescription([
         *(DeclareLaunchArgument(name, default_value=default, description=description)
           for name, default, description in ARGUMENTS),
-        OpaqueFunction(function=_simulation_nodes),
-        Node(package='rviz2', executable='rviz2', arguments=['-d', rviz_config],
-             parameters=[{'use_sim_time': LaunchConfiguration('use_sim_time')}],
-             condition=IfCondition(LaunchConfiguration('rviz')), output='screen'),
+        OpaqueFunction(function=_launch_setup),
     ])

@@ -133,11 +133,12 @@ class EntityBridge:
 
     # --- physics thread ------------------------------------------------------------------------
 
-    def sample_joints(self, step: int) -> None:
-        """Read the joint states once per step (shared by joint_states and TF)."""
-        if step == self._sample_step or not self.joint_names:
+    def sample_joints(self, step: int | None) -> None:
+        """Read the joint states once per step (shared by joint_states and TF); ``None``: read
+        them now (while paused, where a teleport changes them without a step)."""
+        if not self.joint_names or step is not None and step == self._sample_step:
             return
-        self._sample_step = step
+        self._sample_step = -1 if step is None else step
         self._states = list(self.node.sim.joint_states(self.name).values())
         self.positions = np.fromiter((s[0] for s in self._states), float, len(self._states))
 
@@ -145,18 +146,23 @@ class EntityBridge:
         if not self.is_robot:
             return
         if self._joint_state_rate.due(t):
-            self.sample_joints(step)
-            states = self._states
-            msg = self.joint_state
-            set_stamp(msg.header.stamp, t)
-            msg.position = array.array('d', self.positions.tobytes())
-            msg.velocity = array.array('d', [s[1] for s in states])
-            msg.effort = array.array('d', [s[2] for s in states])
-            self.node.publish(self.joint_state_publisher, msg)
+            self.publish_joint_states(t, step)
         for adapter in self.adapters:
             adapter.step(t)
         if self.mobile_base is not None:
             self.mobile_base.after_step(t)
+
+    def publish_joint_states(self, t: float, step: int | None) -> None:
+        if not self.is_robot:
+            return
+        self.sample_joints(step)
+        states = self._states
+        msg = self.joint_state
+        set_stamp(msg.header.stamp, t)
+        msg.position = array.array('d', self.positions.tobytes())
+        msg.velocity = array.array('d', [s[1] for s in states])
+        msg.effort = array.array('d', [s[2] for s in states])
+        self.node.publish(self.joint_state_publisher, msg)
 
     @property
     def wants_before_step(self) -> bool:

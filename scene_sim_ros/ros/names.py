@@ -34,6 +34,33 @@ DEFAULT_FORWARD_CONTROLLERS = ('position_controller', 'velocity_controller')
 """The ``forward_controllers`` parameter's default: ``<entity>/<name>/commands`` per robot."""
 
 
+SHARED_TOPICS = ('/clock', '/tf', '/tf_static')
+"""Topics every ROS 2 node shares by default; an isolated instance keeps them in its namespace."""
+
+
+def shared_topic(topic: str, isolate: bool) -> str:
+    """``/clock``, ``/tf``, ``/tf_static``, or relative (``<namespace>/clock``) when isolated."""
+    return topic.lstrip('/') if isolate else topic
+
+
+def instance_frame_prefix(namespace: str, isolate: bool, frame_prefix: str = '') -> str:
+    """The prefix of every frame id of an instance: ``frame_prefix`` when given, else the
+    namespace for an isolated instance (``/sim_a`` -> ``sim_a/``), else none."""
+    if frame_prefix:
+        return frame_prefix if frame_prefix.endswith('/') else frame_prefix + '/'
+    namespace = namespace.strip('/')
+    return f'{namespace}/' if isolate and namespace else ''
+
+
+def isolation_remappings(namespace: str, isolate: bool) -> list[tuple[str, str]]:
+    """Remappings that put a companion node (robot_state_publisher, rviz2), in any namespace,
+    on the clock and TF of an instance isolated in ``namespace`` (``/tf:=/sim_a/tf``)."""
+    namespace = namespace.strip('/')
+    if not (isolate and namespace):
+        return []
+    return [(topic, f'/{namespace}{topic}') for topic in SHARED_TOPICS]
+
+
 def ros_name(text: str) -> str:
     """``text`` as one token of a ROS name: letters, digits and '_', not starting with a digit."""
     token = _NOT_NAME.sub('_', text) or '_'

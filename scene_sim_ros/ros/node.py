@@ -52,7 +52,7 @@ from .bridge import EntityBridge, check_controller_joints, ros_name
 from .commands import INTERFACES, default_interface
 from .conversions import set_stamp
 from .mobile_base import declare_parameters as declare_mobile_base_parameters
-from .names import DEFAULT_FORWARD_CONTROLLERS
+from .names import DEFAULT_FORWARD_CONTROLLERS, instance_frame_prefix, shared_topic
 from .stepper import Stepper
 from .tf import DynamicTransforms, FrameNames, StaticTransforms, entity_frames, set_transform
 
@@ -72,6 +72,13 @@ PUBLISH_RATES = {  # Hz in sim time, 0 = after every step (config/params.yaml do
     'user_input': 10.0,
     'gps': 0.0,
 }
+
+PAUSED_STATE_PERIOD = 1.0
+"""Wall seconds between two publications of TF and joint states while paused (visualisers then
+show the frozen world; /clock is repeated more often, see stepper.PAUSED_PERIOD)."""
+
+NUMBER_TYPES = (int, float)
+"""Numeric parameters take integers too (``real_time_factor:=0`` on a command line is one)."""
 
 REJECTION_LOG_PERIOD = 2.0
 """Wall seconds between two warnings about rejected commands from one topic."""
@@ -110,6 +117,20 @@ def _descriptor(text: str, kind: int | None = None, *, read_only: bool = False
     return descriptor
 
 
+def _number_descriptor(text: str, *, read_only: bool = False) -> ParameterDescriptor:
+    """A double parameter that also takes integers (checked by :func:`number_error`)."""
+    return ParameterDescriptor(description=text + ' (a number)', read_only=read_only,
+                               dynamic_typing=True)
+
+
+def number_error(name: str, value: Any) -> str | None:
+    """Why ``value`` is no value for the numeric parameter ``name`` (None: it is one)."""
+    if isinstance(value, NUMBER_TYPES) and not isinstance(value, bool):
+        return None
+    kind = Parameter.Type.from_parameter_value(value).name.lower()
+    return f'parameter {name!r} expects a number (double or integer), got {kind} {value!r}'
+
+
 class SimNode(Node):
     """The node. Build it, call :meth:`start`, spin an executor; :meth:`stop` when done."""
 
@@ -122,7 +143,12 @@ class SimNode(Node):
         self.scene: Scene = self._load_scene()
         self._declare_entity_parameters(self.scene.entities)
         declare_mobile_base_parameters(self, self.scene.entities)
-        self.frames = FrameNames(self._param('world_frame'), self._param('frame_prefix_entities'))
+        self._check_numbers()
+        self.isolated = bool(self._param('isolate'))
+        prefix = instance_frame_prefix(self.get_namespace(), self.isolated,
+                                       self._param('frame_prefix'))
+        self.frames = FrameNames(prefix + self._param('world_frame'),
+                                 self._param('frame_prefix_entities'), prefix)
         self.publish_link_tf = bool(self._param('publish_link_tf'))
         self.forward_controllers = [c for c in self._param('forward_controllers') or [] if c]
         self.rejected_commands = 0
@@ -144,14 +170,16 @@ class SimNode(Node):
         for warning in self.sim.warnings:
             self.get_logger().warning(warning)
         self.stepper = Stepper(self.sim, self._after_step,
-                               real_time_factor=self._param('real_time_factor'),
+                               real_time_factor=float(self._param('real_time_factor')),
                                paused=bool(self._param('paused')), on_error=self._physics_error,
-                               while_paused=self._publish_clock)
+                               while_paused=self._while_paused)
         self.stepper.add_before_step(self._before_step)
-        self._clock_publisher = self.create_publisher(Clock, '/clock', qos.CLOCK)
+        self._last_paused_state = -1e9
+        self._clock_publisher = self.create_publisher(
+            Clock, shared_topic('/clock', self.isolated), qos.CLOCK)
         self._clock_msg = Clock()  # (Node._clock is rclpy's own)
-        self.dynamic_tf = DynamicTransforms(self)
-        self.static_tf = StaticTransforms(self)
+        self.dynamic_tf = DynamicTransforms(self, shared_topic('/tf', self.isolated))
+        self.static_tf = StaticTransforms(self, shared_topic('/tf_static', self.isolated))
         self._tf_rate = RateLimiter(float(self._param('tf_rate')), self.sim.step_length)
         self.bridges: dict[str, EntityBridge] = {}
         self._bridge_list: list[EntityBridge] = []
@@ -203,22 +231,29 @@ class SimNode(Node):
         declare('scene', '', _descriptor(
             'scene file (.ros2/.rsi2/.ros3, .wbt, Simox/RaiSim .xml, .urdf); empty: the '
             'bundled default scene', read_only=True))
-        declare('scene_parameters', Parameter.Type.STRING_ARRAY, _descriptor(
+        self._declare_string_array('scene_parameters', [], _descriptor(
             'template parameters of the scene as NAME=VALUE (RaiSim @@NAME)', read_only=True))
         declare('strict', False, _descriptor('unknown scene elements are errors',
                                              read_only=True))
-        declare('real_time_factor', 1.0, _descriptor(
+        declare('real_time_factor', 1.0, _number_descriptor(
             'target sim seconds per wall second: 1.0 paces with the wall clock, 0 runs as fast '
             'as possible'))
         declare('paused', False, _descriptor('start (or, set later, switch to) paused'))
         declare('gui', False, _descriptor('open the PyBullet window', read_only=True))
         declare('seed', 0, _descriptor('seed of the sensor noise', read_only=True))
         for kind, rate in PUBLISH_RATES.items():
-            declare(f'publish_rates.{kind}', rate, _descriptor(
+            declare(f'publish_rates.{kind}', rate, _number_descriptor(
                 f'{kind} publish rate in Hz of sim time (0: every step)', read_only=True))
-        declare('tf_rate', 0.0, _descriptor('/tf publish rate in Hz of sim time (0: every step)',
-                                            read_only=True))
+        declare('tf_rate', 0.0, _number_descriptor(
+            '/tf publish rate in Hz of sim time (0: every step)', read_only=True))
         declare('world_frame', 'world', _descriptor('the fixed frame of /tf', read_only=True))
+        declare('isolate', False, _descriptor(
+            'keep /clock, /tf and /tf_static in the node namespace (clock, tf, tf_static) and '
+            'prefix every frame with the namespace, so that several instances share one ROS '
+            'domain', read_only=True))
+        declare('frame_prefix', '', _descriptor(
+            'prefix of every frame id (empty: the namespace when isolate is set, else none)',
+            read_only=True))
         declare('frame_prefix_entities', True, _descriptor(
             'prefix frames with the entity name (robot1/Head)', read_only=True))
         declare('publish_link_tf', True, _descriptor(
@@ -237,7 +272,7 @@ class SimNode(Node):
             e = ros_name(entity.name)
             for sensor in entity.sensors:
                 s = f'sensors.{e}.{ros_name(sensor.name)}'
-                self._declare_once(f'{s}.rate', -1.0, _descriptor(
+                self._declare_once(f'{s}.rate', -1.0, _number_descriptor(
                     f'publish rate of {entity.name}/{sensor.name} in Hz (<0: the type rate)',
                     read_only=True))
                 self._declare_once(f'{s}.topic', '', _descriptor(
@@ -247,11 +282,29 @@ class SimNode(Node):
                 continue
             for controller in self._param('forward_controllers') or []:
                 c = f'controllers.{e}.{ros_name(controller)}'
-                self._declare_once(f'{c}.joints', Parameter.Type.STRING_ARRAY, _descriptor(
-                    f'ordered joints of {controller} (unset: all movable joints in scene order)',
-                    read_only=True))
+                if not self.has_parameter(f'{c}.joints'):
+                    self._declare_string_array(
+                        f'{c}.joints', [j.name for j in entity.movable_joints], _descriptor(
+                            f'ordered joints of {controller} (default: all movable joints in '
+                            'scene order)', read_only=True))
                 self._declare_once(f'{c}.interface', default_interface(controller), _descriptor(
                     'position, velocity or effort', read_only=True))
+
+    def _declare_string_array(self, name: str, default: list[str],
+                              descriptor: ParameterDescriptor) -> None:
+        """A string-array parameter that always has a value, also an empty one. rclpy infers
+        a byte array from ``[]``, so the default is given typed after declaring; without a value
+        bulk GetParameters answers nothing (and ``ros2 param dump`` prints ``{}``)."""
+        self.declare_parameter(name, Parameter.Type.STRING_ARRAY, descriptor)
+        if self._param(name) is None:
+            self._parameters[name] = Parameter(name, Parameter.Type.STRING_ARRAY, default)
+
+    def _check_numbers(self) -> None:
+        for name, parameter in self._parameters.items():
+            if self.describe_parameter(name).dynamic_typing:
+                error = number_error(name, parameter.value)
+                if error:
+                    raise SceneSimError(error)
 
     def _declare_once(self, name: str, value: Any, descriptor: ParameterDescriptor) -> None:
         if not self.has_parameter(name):
@@ -291,6 +344,12 @@ class SimNode(Node):
         return RateLimiter(rate, self.sim.step_length)
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+        for parameter in parameters:
+            if self.has_parameter(parameter.name) and \
+                    self.describe_parameter(parameter.name).dynamic_typing:
+                error = number_error(parameter.name, parameter.value)
+                if error:
+                    return SetParametersResult(successful=False, reason=error)
         for parameter in parameters:
             if parameter.name == 'real_time_factor':
                 value = float(parameter.value)
@@ -403,6 +462,18 @@ class SimNode(Node):
         if self._time_source.ros_time_is_active:
             self._time_source.clock_callback(self._clock_msg)  # this node's own ROS time
 
+    def _while_paused(self, t: float) -> None:
+        """Paused: repeat /clock, and now and then TF and joint states, so that RViz and other
+        late joiners see the frozen world."""
+        self._publish_clock(t)
+        now = time.monotonic()
+        if now - self._last_paused_state < PAUSED_STATE_PERIOD:
+            return
+        self._last_paused_state = now
+        for bridge in self._bridge_list:
+            bridge.publish_joint_states(t, None)
+        self._publish_tf(t, None)
+
     def _after_step(self, t: float) -> None:
         self._publish_clock(t)
         step = self.stepper.steps  # never repeats, also across a supervisor reset
@@ -412,7 +483,8 @@ class SimNode(Node):
         if self._tf_rate.due(t):
             self._publish_tf(t, step)
 
-    def _publish_tf(self, t: float, step: int) -> None:
+    def _publish_tf(self, t: float, step: int | None) -> None:
+        """``step``: the step whose joint samples can be reused; None reads the joints now."""
         frames = self.dynamic_tf.frames
         if not frames:
             return

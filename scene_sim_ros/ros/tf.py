@@ -48,9 +48,15 @@ class FrameNames:
 
     world: str = 'world'
     prefix_entities: bool = True
+    prefix: str = ''
+    """The instance's frame prefix (``sim_a/``), already part of ``world``."""
 
     def link(self, entity: str, link: str) -> str:
-        return f'{entity}/{link}' if self.prefix_entities else link
+        return f'{self.prefix}{entity}/{link}' if self.prefix_entities else self.prefix + link
+
+    def unprefixed(self, frame: str) -> str:
+        """``frame`` without the instance prefix (a frame name as a service request gives it)."""
+        return frame[len(self.prefix):] if self.prefix and frame.startswith(self.prefix) else frame
 
     def sensor(self, entity: Entity, sensor: str) -> str:
         # a sensor named like a link of its entity would make two frames with one id
@@ -232,8 +238,8 @@ def _transform_offsets(data: bytes) -> tuple[np.ndarray, np.ndarray]:
 class DynamicTransforms:
     """Publishes every moving transform of every entity as one TFMessage per call."""
 
-    def __init__(self, node: Node):
-        self._publisher = node.create_publisher(TFMessage, '/tf', qos.TF)
+    def __init__(self, node: Node, topic: str = '/tf'):
+        self._publisher = node.create_publisher(TFMessage, topic, qos.TF)
         self._frames: list[EntityFrames] = []
         self._kinematics = JointKinematics([])
         self._serialized: SerializedTransforms | None = None
@@ -289,8 +295,8 @@ class DynamicTransforms:
 class StaticTransforms:
     """``/tf_static``: the whole set, keyed by child frame, republished on every change."""
 
-    def __init__(self, node: Node):
-        self._publisher = node.create_publisher(TFMessage, '/tf_static', qos.TF_STATIC)
+    def __init__(self, node: Node, topic: str = '/tf_static'):
+        self._publisher = node.create_publisher(TFMessage, topic, qos.TF_STATIC)
         self._transforms: dict[str, TransformStamped] = {}
 
     def set(self, transforms: Iterable[TransformStamped], time: float = 0.0) -> None:

@@ -127,6 +127,7 @@ class Supervisor:
         """World state of a reference frame (physics thread); None for the world."""
         if logic.is_world(frame, self.node.frames.world):
             return None
+        frame = self.node.frames.unprefixed(frame)
         entity, _, _ = frame.partition('/')
         if entity not in self.node.bridges:
             raise SupervisorError(Result.RESULT_NOT_FOUND, f'unknown reference frame {frame!r}: '
@@ -141,7 +142,7 @@ class Supervisor:
         """Publish /tf now (physics thread): a teleport while paused shows at once."""
         publish = getattr(self.node, '_publish_tf', None)
         if publish is not None:
-            publish(self.stepper.time, self.stepper.steps)
+            publish(self.stepper.time, None)  # re-read the joints: a teleport changed them
 
     # --- simulation state -------------------------------------------------------------------
 

@@ -1,0 +1,85 @@
+"""The node's parameters as ROS tools see them: every declared parameter has a value (so bulk
+GetParameters and ``ros2 param dump`` see them all), numbers take integers from any route, and
+wrong types are refused naming the parameter."""
+
+import pytest
+from support.processes import scene_sim_run
+from support.ros import call_service, client_node, wait_for_messages
+
+NODE = '/scene_sim'
+
+
+@pytest.fixture(scope='module')
+def sim(tmp_path_factory):
+    # real_time_factor:=0 is an INTEGER on the command line (as users type it)
+    with scene_sim_run(tmp_path_factory.mktemp('params'), '--ros-args',
+                       '-p', 'real_time_factor:=0') as process:
+        yield process
+
+
+@pytest.fixture(scope='module')
+def client(sim):
+    yield from client_node('parameters_test_client')
+
+
+def _list(client):
+    from rcl_interfaces.srv import ListParameters
+    return list(call_service(client, ListParameters, f'{NODE}/list_parameters').result.names)
+
+
+def _set(client, name, value):
+    from rcl_interfaces.srv import SetParameters
+    from rclpy.parameter import Parameter
+    request = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()])
+    return call_service(client, SetParameters, f'{NODE}/set_parameters', request).results[0]
+
+
+def test_get_parameters_for_every_listed_name_returns_every_value(client):
+    from rcl_interfaces.msg import ParameterType
+    from rcl_interfaces.srv import GetParameters
+    names = _list(client)
+    assert {'scene', 'scene_parameters', 'real_time_factor', 'isolate', 'frame_prefix',
+            'controllers.rover.position_controller.joints'} <= set(names)
+    values = call_service(client, GetParameters, f'{NODE}/get_parameters',
+                          GetParameters.Request(names=names)).values
+    assert len(values) == len(names)
+    unset = [n for n, v in zip(names, values) if v.type == ParameterType.PARAMETER_NOT_SET]
+    assert unset == []
+    by_name = dict(zip(names, values))
+    assert by_name['scene_parameters'].type == ParameterType.PARAMETER_STRING_ARRAY
+    assert list(by_name['scene_parameters'].string_array_value) == []
+    # the forward controller's joint order is visible: the default scene's movable joints
+    joints = by_name['controllers.rover.position_controller.joints'].string_array_value
+    assert list(joints)[:2] == ['left_wheel_joint', 'right_wheel_joint'] and 'pan_joint' in joints
+
+
+def test_integer_real_time_factor_from_the_command_line_runs_as_fast_as_possible(client):
+    import time
+
+    from rosgraph_msgs.msg import Clock
+    started = time.monotonic()
+    stamps = [m.clock.sec + m.clock.nanosec * 1e-9
+              for m in wait_for_messages(client, Clock, '/clock', count=400, timeout=30.0)]
+    wall = time.monotonic() - started
+    # 400 steps of 10 ms = 4 s of sim time; paced at 1.0 it would take 4 s of wall time
+    assert stamps[-1] - stamps[0] > 1.5 * wall
+
+
+def test_runtime_sets_take_integers_and_refuse_wrong_types_naming_the_parameter(client):
+    result = _set(client, 'real_time_factor', 3)
+    assert result.successful, result.reason
+    result = _set(client, 'real_time_factor', 'fast')
+    assert not result.successful
+    assert "'real_time_factor'" in result.reason and 'number' in result.reason
+    result = _set(client, 'real_time_factor', 0.0)
+    assert result.successful, result.reason
+
+
+def test_a_string_for_a_number_on_the_command_line_is_one_clear_error(tmp_path):
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, '-m', 'scene_sim_ros.cli', 'run', '--ros-args', '-p',
+                           'tf_rate:=often'], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "'tf_rate' expects a number" in done.stderr
+    assert 'Traceback' not in done.stderr
