@@ -96,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--robot-state-publisher', action='store_true',
                      help='start robot_state_publisher for every robot (needs a ROS 2 '
                           'distribution); the simulator then leaves link TF to them')
+    run.add_argument('--isolate', action='store_true', default=None,
+                     help='keep /clock, /tf, /tf_static in the namespace and prefix every frame '
+                          'with it, so that several simulations share one ROS domain')
 
     urdf = commands.add_parser(
         'urdf', help="print one entity's URDF (its robot_description)",
@@ -240,7 +243,8 @@ def cmd_run(args: argparse.Namespace, ros_args: list[str]) -> int:
     from .ros.node import run
     # Options given on the command line win over --params-file; the defaults only apply when no
     # parameters file could set them (rclpy lets overrides win over the file).
-    defaults = {'use_sim_time': True, 'gui': False, 'paused': False, 'real_time_factor': None}
+    defaults = {'use_sim_time': True, 'gui': False, 'paused': False, 'real_time_factor': None,
+                'isolate': False}
     parameters: dict[str, object] = {}
     for name, default in defaults.items():
         value = getattr(args, name)
@@ -282,6 +286,10 @@ def _start_robot_state_publishers(args: argparse.Namespace) -> bool:
     from .formats import load_scene
     scene = load_scene(args.scene or default_scene_path(), parameters=_parameters(args.param))
     namespace = args.namespace.strip('/')
+    from .ros.names import instance_frame_prefix, isolation_remappings
+    prefix = instance_frame_prefix(namespace, bool(args.isolate))
+    remaps = [arg for old, new in isolation_remappings(namespace, bool(args.isolate))
+              for arg in ('-r', f'{old}:={new}')]
     for entity in scene.entities:
         if entity.kind != 'robot':
             continue
@@ -290,7 +298,7 @@ def _start_robot_state_publishers(args: argparse.Namespace) -> bool:
         subprocess.Popen([ros2, 'run', 'robot_state_publisher', 'robot_state_publisher',
                           urdf.name, '--ros-args',
                           '-r', f'__ns:=/{"/".join(p for p in (namespace, entity.name) if p)}',
-                          '-p', f'frame_prefix:={entity.name}/',
+                          *remaps, '-p', f'frame_prefix:={prefix}{entity.name}/',
                           '-p', f'use_sim_time:={str(args.use_sim_time is not False).lower()}'])
     return True
 
