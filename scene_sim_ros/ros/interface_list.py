@@ -3,15 +3,20 @@ topics``). Pure Python, from the same naming rules the node uses (:mod:`.names`)
 
 from __future__ import annotations
 
-from ..scene import Scene
+from collections.abc import Sequence
+
+from ..scene import Entity, Scene
+from ..sim.mobile_base import find_diff_drive
 from .names import DEFAULT_FORWARD_CONTROLLERS, SUBSCRIBED_SUFFIXES, ros_name, sensor_groups
-from .supervisor.catalog import ACTIONS, EXTRA_TOPICS, STANDARD_SERVICES
+from .supervisor.catalog import ACTIONS, ENTITY_EXTRA_TOPICS, EXTRA_TOPICS, STANDARD_SERVICES
 
 NODE = '/scene_sim'
 
 
-def interface_rows(scene: Scene, namespace: str = '') -> list[tuple[str, str, str]]:
-    """(direction 'pub'/'sub', topic, message type) rows of the topics."""
+def interface_rows(scene: Scene, namespace: str = '', *, cmd_vel_stamped: bool = True,
+                   supervisor_topics: Sequence[str] = ()) -> list[tuple[str, str, str]]:
+    """(direction 'pub'/'sub', topic, message type) rows of the topics; the keywords are the
+    node parameters of the same names."""
     ns = '/' + namespace.strip('/') if namespace.strip('/') else ''
     rows = [('pub', '/clock', 'rosgraph_msgs/msg/Clock'),
             ('pub', '/tf', 'tf2_msgs/msg/TFMessage'),
@@ -34,6 +39,25 @@ def interface_rows(scene: Scene, namespace: str = '') -> list[tuple[str, str, st
             for suffix, msg_type in group.suffixes:
                 direction = 'sub' if suffix in SUBSCRIBED_SUFFIXES else 'pub'
                 rows.append((direction, f'{base}/{group.topic}/{suffix}', msg_type))
+        rows += mobile_base_rows(entity, base, cmd_vel_stamped)
+    for entity in scene.entities:
+        if entity.name in supervisor_topics:
+            base = f'{ns}/{ros_name(entity.name)}'
+            rows += [('pub', f'{base}/{suffix}', msg_type)
+                     for suffix, msg_type in ENTITY_EXTRA_TOPICS]
+    return rows
+
+
+def mobile_base_rows(entity: Entity, base: str, stamped: bool = True
+                     ) -> list[tuple[str, str, str]]:
+    """Odometry of a free robot, cmd_vel of one with a differential drive in the scene (what
+    the node serves with the default ``mobile_bases.*`` parameters)."""
+    if entity.kind != 'robot' or entity.fixed_base:
+        return []
+    rows = [('pub', f'{base}/odom', 'nav_msgs/msg/Odometry')]
+    if find_diff_drive(entity) is not None:
+        rows.append(('sub', f'{base}/cmd_vel', 'geometry_msgs/msg/TwistStamped' if stamped
+                     else 'geometry_msgs/msg/Twist'))
     return rows
 
 

@@ -43,10 +43,11 @@ def car_position(client):
 
     def take(msg):
         found.extend(t.transform.translation for t in msg.transforms
-                     if (t.header.frame_id, t.child_frame_id) == ('world', 'car/car'))
+                     # odometry (noise-free): world -> car/odom (identity) -> car/car
+                     if (t.header.frame_id, t.child_frame_id) == ('car/odom', 'car/car'))
     subscription = client.create_subscription(TFMessage, '/tf', take, 100)
     try:
-        assert spin_until(client, lambda: bool(found), 20.0), 'no world -> car/car on /tf'
+        assert spin_until(client, lambda: bool(found), 20.0), 'no car/odom -> car/car on /tf'
     finally:
         client.destroy_subscription(subscription)
     return (found[-1].x, found[-1].y, found[-1].z)

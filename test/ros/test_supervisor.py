@@ -73,7 +73,8 @@ def sim_node(tmp_path_factory):
     folder = tmp_path_factory.mktemp('supervisor')
     scene = folder / 'scene.ros2'
     scene.write_text(textwrap.dedent(SCENE))
-    with scene_sim_run(folder, str(scene), '--paused', '--real-time-factor', '0') as proc:
+    with scene_sim_run(folder, str(scene), '--paused', '--real-time-factor', '0',
+                       '--ros-args', '-p', 'supervisor_topics:=[ball, car]') as proc:
         yield proc
 
 
@@ -499,6 +500,10 @@ def test_center_of_mass_and_contacts_while_subscribed(client):
             client.destroy_subscription(s)
     ball = entity_state(client, 'ball').pose.position
     com = got['com'][-1].point
+    # only the entities of supervisor_topics have them
+    with_topics = {name.split('/')[1] for name, _ in client.get_topic_names_and_types()
+                   if name.endswith(('/center_of_mass', '/contacts'))}
+    assert with_topics == {'ball', 'car'}
     assert (com.x, com.y) == pytest.approx((ball.x, ball.y), abs=1e-6)
     cloud = got['contacts'][-1]
     assert [f.name for f in cloud.fields][:3] == ['x', 'y', 'z'] and cloud.width >= 4  # wheels

@@ -4,7 +4,10 @@ sensor, ``<topic>/scan`` (``sensor_msgs/LaserScan``).
 Perspective sensors publish ``camera_info`` too (depth along the optical z axis, frame
 ``<sensor>_optical_frame``). Spherical images have no pinhole model, so no camera_info; their
 scan is in the body-aligned sensor frame (x forward, angles counter-clockwise about z), which
-reverses the image's left-to-right columns. Read only while one of the topics has a subscriber.
+reverses the image's left-to-right columns. REP-117: +inf where a ray hits nothing within
+``max_range``, -inf closer than ``min_range``; ``range_min``/``range_max`` are the sensor's; the
+stamp is the sim time of the step. Nav2's ``scan``: remap it (``--ros-args -r
+/<entity>/<sensor>/scan:=/scan``). Read only while one of the topics has a subscriber.
 """
 
 from __future__ import annotations
@@ -15,6 +18,15 @@ from sensor_msgs.msg import CameraInfo, Image, LaserScan
 from .. import qos
 from ..conversions import camera_info, fill_image, fill_scan, laser_scan
 from .base import SensorAdapter
+
+
+def scan_angles(reader) -> tuple[float, float]:
+    """(angle_min, angle_increment) of the LaserScan of a one-row spherical depth reader.
+
+    The columns run left to right (angle decreasing); reversed they are counter-clockwise
+    (REP-103/LaserScan: positive increment), starting at the reader's *last* column. For a full
+    circle that is not ``-angle_min`` (the first and last rays do not coincide)."""
+    return reader.angle_max, -reader.angle_increment
 
 
 class DepthAdapter(SensorAdapter):
@@ -39,9 +51,9 @@ class DepthAdapter(SensorAdapter):
             self.scan_publisher = self.create_publisher(LaserScan, 'scan', qos.SENSOR)
             reader = self.reader()
             period = 1.0 / self.settings.rate if self.settings.rate > 0 else 0.0
-            # columns run left to right (angle decreasing): reversed they are counter-clockwise
-            self.scan = laser_scan(-reader.angle_min, -reader.angle_increment, s.width,
-                                   s.min_range, s.max_range, period)
+            angle_min, increment = scan_angles(reader)
+            self.scan = laser_scan(angle_min, increment, s.width, s.min_range, s.max_range,
+                                   period)
             self.scan.header.frame_id = self.settings.sensor_frame
             self.scan.header.stamp = self.image.header.stamp
 

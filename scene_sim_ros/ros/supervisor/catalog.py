@@ -29,3 +29,9 @@ EXTRA_TOPICS: tuple[tuple[str, str, str], ...] = (
     ('sub', 'scene_camera/viewpoint', 'geometry_msgs/msg/PoseStamped'),
     ('pub', 'scene_camera/image_raw', 'sensor_msgs/msg/Image'),
 )
+
+# Per-entity extras, only for the entities in the supervisor_topics parameter: (suffix, type)
+ENTITY_EXTRA_TOPICS: tuple[tuple[str, str], ...] = (
+    ('center_of_mass', 'geometry_msgs/msg/PointStamped'),
+    ('contacts', 'sensor_msgs/msg/PointCloud2'),
+)

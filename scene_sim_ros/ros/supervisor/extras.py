@@ -21,8 +21,10 @@ topic                           type                            effect
                                                                 normal_z force distance
 ==============================  ==============================  ===============================
 
-The two per-entity topics are published at ``supervisor_rate`` Hz of sim time, and only while
-someone subscribes.
+The two per-entity topics exist only for the entities listed in the ``supervisor_topics``
+parameter (default none: ``ros2 topic list`` shows what a user needs, not a centre of mass per
+wall); they are published at ``supervisor_rate`` Hz of sim time, and only while someone
+subscribes.
 
 Requests run on the physics thread at the next step boundary (also while paused); bad ones are
 rejected with a throttled warning and counted in ``~/rejected_commands``, like bad commands.
@@ -36,7 +38,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pybullet as pb
 from geometry_msgs.msg import PointStamped, PoseStamped, WrenchStamped
-from rcl_interfaces.msg import ParameterDescriptor
+from rcl_interfaces.msg import ParameterDescriptor, ParameterType
+from rclpy.exceptions import ParameterUninitializedException
+from rclpy.parameter import Parameter
 from sensor_msgs.msg import Image, JointState, PointCloud2, PointField
 from std_msgs.msg import String
 
@@ -64,6 +68,14 @@ class Extras:
         node.declare_parameter('supervisor_rate', 30.0, ParameterDescriptor(
             description='Hz of sim time of <entity>/center_of_mass and <entity>/contacts',
             read_only=True))
+        node.declare_parameter('supervisor_topics', Parameter.Type.STRING_ARRAY,
+            ParameterDescriptor(description='entities that get <entity>/center_of_mass and '
+                                '<entity>/contacts (default: none)',
+                                type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True))
+        try:
+            self.topic_entities = set(node.get_parameter('supervisor_topics').value or [])
+        except ParameterUninitializedException:  # not set (a typed parameter without a value)
+            self.topic_entities = set()
         self.image_publisher = node.create_publisher(Image, '~/scene_camera/image_raw',
                                                      qos.IMAGE)
         self.entity_publishers: dict[str, tuple[Any, Any]] = {}
@@ -158,6 +170,8 @@ class Extras:
     # --- physics thread -----------------------------------------------------------------------
 
     def add_entity(self, name: str) -> None:
+        if name not in self.topic_entities:
+            return
         topic = self.node.bridges[name].topic
         self.entity_publishers[name] = (
             self.node.create_publisher(PointStamped, f'{topic}/center_of_mass', qos.SENSOR),
