@@ -247,6 +247,10 @@ class SimNode(Node):
         declare('tf_rate', 0.0, _number_descriptor(
             '/tf publish rate in Hz of sim time (0: every step)', read_only=True))
         declare('world_frame', 'world', _descriptor('the fixed frame of /tf', read_only=True))
+        declare('max_steps_per_call', 1_000_000_000, _descriptor(
+            'most steps one step_simulation call may request (longer runs: the simulate_steps '
+            'action, with feedback and cancel); a running call ends when the simulation state '
+            'is set', read_only=True))
         declare('isolate', False, _descriptor(
             'keep /clock, /tf and /tf_static in the node namespace (clock, tf, tf_static) and '
             'prefix every frame with the namespace, so that several instances share one ROS '

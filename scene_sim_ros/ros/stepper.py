@@ -35,6 +35,14 @@ time keep seeing the clock, as with Gazebo)."""
 _log = logging.getLogger(__name__)
 
 
+class StepsInterrupted(RuntimeError):
+    """Requested steps were dropped (the simulation was paused, played or stopped meanwhile)."""
+
+    def __init__(self, reason: str, remaining: int):
+        super().__init__(f'{reason}; {remaining} requested steps were not run')
+        self.remaining = remaining
+
+
 class Stepper:
     """Runs ``sim`` on its own thread. ``after_step(time)`` is called after every step with the
     simulation time that step produced; exceptions from it are logged and counted, never fatal.
@@ -146,6 +154,22 @@ class Stepper:
             self._step_waiters.append((self.steps + self._requested_steps, future))
             self._wake.notify_all()
         return future
+
+    @property
+    def stepping(self) -> bool:
+        """Requested steps (:meth:`request_steps`) are still to run."""
+        return self._requested_steps > 0
+
+    def cancel_steps(self, reason: str) -> int:
+        """Drop the requested steps not yet run; their Futures fail with
+        :class:`StepsInterrupted`. Returns how many steps were dropped."""
+        with self._wake:
+            dropped = self._requested_steps
+            self._requested_steps = 0
+            waiters, self._step_waiters = self._step_waiters, []
+        for target, future in waiters:
+            future.set_exception(StepsInterrupted(reason, target - self.steps))
+        return dropped
 
     def add_before_step(self, hook: Callable[[float], None]) -> None:
         """``hook(time)`` runs on the physics thread before each step (time = before the step)."""

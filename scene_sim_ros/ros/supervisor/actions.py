@@ -21,7 +21,8 @@ class SimulateStepsServer:
         self.server = ActionServer(
             supervisor.node, SimulateSteps, 'simulate_steps', execute_callback=self.execute,
             goal_callback=lambda goal: GoalResponse.ACCEPT,
-            cancel_callback=lambda goal_handle: CancelResponse.ACCEPT)
+            cancel_callback=lambda goal_handle: CancelResponse.ACCEPT,
+            callback_group=supervisor.callback_group)
 
     async def execute(self, goal_handle: Any) -> Any:
         total = int(goal_handle.request.steps)

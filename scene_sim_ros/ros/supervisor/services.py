@@ -14,8 +14,10 @@ import functools
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future as ConcurrentFuture
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.parameter import Parameter
 from rclpy.task import Future
 from simulation_interfaces.msg import EntityCategory, Result, SimulationState
@@ -70,9 +72,14 @@ class Supervisor:
         self.stopped = False
         self.quitting = False
         self.spawned: set[str] = set()
+        # Reentrant: a handler awaiting the physics thread (a long step_simulation) leaves the
+        # executor free for the other services, the command topics and parameter requests.
+        self.callback_group = ReentrantCallbackGroup()
+        # scene files are parsed here, off the executor thread (a large one takes seconds)
+        self.loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix='spawn_loader')
         self.services = [
             node.create_service(getattr(simulation_interfaces.srv, type_name), name,
-                                getattr(self, name))
+                                getattr(self, name), callback_group=self.callback_group)
             for name, type_name in STANDARD_SERVICES]
 
     # --- plumbing -------------------------------------------------------------------------------
@@ -158,6 +165,12 @@ class Supervisor:
     async def set_simulation_state(self, request: Any, response: Any) -> None:
         target, current = request.state.state, self.state
         S = SimulationState
+        if self.stepper.stepping and target in (S.STATE_PAUSED, S.STATE_PLAYING, S.STATE_STOPPED):
+            # a running step_simulation ends here (it answers with what it did)
+            self.stepper.cancel_steps(f'interrupted by set_simulation_state '
+                                      f'{_state_name(target)}')
+            if target == current:
+                return
         if target == current:
             raise SupervisorError(SetSimulationState.Response.ALREADY_IN_TARGET_STATE,
                                   f'already in state {_state_name(target)}')
@@ -199,9 +212,14 @@ class Supervisor:
                                   f'{_state_name(self.state)}')
         if steps < 1:
             raise SupervisorError(Result.RESULT_OPERATION_FAILED, 'steps must be at least 1')
+        limit = int(self.node.get_parameter('max_steps_per_call').value)
+        if steps > limit:
+            raise SupervisorError(Result.RESULT_OPERATION_FAILED,
+                                  f'{steps} steps is more than max_steps_per_call ({limit}); '
+                                  'use the simulate_steps action for long runs')
         try:
             return await self.awaitable(self.stepper.request_steps(int(steps)))
-        except RuntimeError as err:  # started playing in between
+        except RuntimeError as err:  # started playing in between, or interrupted
             raise SupervisorError(Result.RESULT_OPERATION_FAILED, str(err)) from None
 
     @_handler
@@ -387,7 +405,8 @@ class Supervisor:
         resource = request.entity_resource
         if not resource.uri and not resource.resource_string:
             raise SupervisorError(codes.NO_RESOURCE, 'neither uri nor resource_string given')
-        entity = _load_entity(resource.uri, resource.resource_string)
+        entity = await self.awaitable(self.loader.submit(
+            _load_entity, resource.uri, resource.resource_string))
         name = request.name or entity.name
         if not logic.VALID_NAME.match(name):
             raise SupervisorError(codes.NAME_INVALID, f'{name!r} is not a valid entity name '
@@ -441,6 +460,7 @@ class Supervisor:
         for service in self.services:
             self.node.destroy_service(service)
         self.services.clear()
+        self.loader.shutdown(wait=False, cancel_futures=True)
 
 
 def _load_entity(uri: str, text: str) -> Entity:
