@@ -1,0 +1,145 @@
+"""The ROS adapter of mobile bases without DDS: a stand-in node with a real Simulation checks
+cmd_vel handling (NaN, stale stamps, the Twist/TwistStamped choice), the holonomic drive and the
+odometry message and TF poses, with and without noise."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+pytest.importorskip('nav_msgs.msg')
+
+from geometry_msgs.msg import Twist, TwistStamped  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+
+from scene_sim_ros import Simulation, load_scene  # noqa: E402
+from scene_sim_ros.ros.mobile_base import GLOBAL_PARAMETERS, MobileBase  # noqa: E402
+from scene_sim_ros.ros.node import RateLimiter  # noqa: E402
+from scene_sim_ros.ros.tf import FrameNames  # noqa: E402
+
+SCENE = Path(__file__).resolve().parents[2] / 'scene_sim_ros' / 'data' / 'scenes' / 'default.ros2'
+
+
+class FakeNode:
+    def __init__(self, sim, **parameters):
+        self.sim = sim
+        self.frames = FrameNames()
+        self.parameters = {name: value for name, (value, _) in GLOBAL_PARAMETERS.items()}
+        self.parameters['seed'] = 3
+        self.parameters.update(parameters)
+        self.rejected: list[str] = []
+        self.published: list = []
+        self.subscriptions: list = []
+        self.stepper = SimpleNamespace(time=0.0, submit=lambda task, want_result=False: task())
+
+    def has_parameter(self, name):
+        return name in self.parameters
+
+    def get_parameter(self, name):
+        return Parameter(name, value=self.parameters[name])
+
+    def create_publisher(self, msg_type, topic, qos):
+        return SimpleNamespace(topic=topic, msg_type=msg_type)
+
+    def create_subscription(self, msg_type, topic, callback, qos):
+        subscription = SimpleNamespace(msg_type=msg_type, topic=topic, callback=callback)
+        self.subscriptions.append(subscription)
+        return subscription
+
+    def rate_limiter(self, rate):
+        return RateLimiter(rate, self.sim.step_length)
+
+    def reject(self, source, reason):
+        self.rejected.append(f'{source}: {reason}')
+
+    def publish(self, publisher, msg):
+        self.published.append(msg)
+
+    def get_logger(self):
+        return SimpleNamespace(info=lambda text: None, warning=lambda text: None)
+
+
+@pytest.fixture
+def sim():
+    with Simulation(load_scene(SCENE)) as simulation:
+        yield simulation
+
+
+def base_for(node, name):
+    entity = load_scene(SCENE).entity(name)
+    return MobileBase(SimpleNamespace(node=node, entity=entity, topic=name))
+
+
+def run(node, base, steps):
+    for _ in range(steps):
+        base.before_step(node.stepper.time)
+        node.sim.step(1)
+        node.stepper.time = node.sim.time
+        base.after_step(node.stepper.time)
+
+
+def test_stamped_cmd_vel_rejects_nan_and_stale_and_drives(sim):
+    node = FakeNode(sim)
+    base = base_for(node, 'rover')
+    (subscription,) = node.subscriptions
+    assert subscription.msg_type is TwistStamped and subscription.topic == 'rover/cmd_vel'
+    node.stepper.time = 2.0
+    bad = TwistStamped()
+    bad.twist.angular.z = math.inf
+    subscription.callback(bad)
+    stale = TwistStamped()
+    stale.header.stamp.sec = 1  # 1 s old, timeout 0.5 s
+    subscription.callback(stale)
+    assert len(node.rejected) == 2 and 'not finite' in node.rejected[0]
+    assert 'stale' in node.rejected[1]
+    node.stepper.time = sim.time
+    good = TwistStamped()  # zero stamp: now
+    good.twist.linear.x = 0.4
+    subscription.callback(good)
+    run(node, base, 40)  # within the 0.5 s timeout
+    odom = node.published[-1]
+    assert odom.header.frame_id == 'rover/odom' and odom.child_frame_id == 'rover/rover'
+    assert odom.twist.twist.linear.x == pytest.approx(0.4, abs=0.03)
+    position, orientation = sim.get_pose('rover')
+    assert odom.pose.pose.position.x == pytest.approx(position[0], abs=1e-9)
+    (odom_root, world_odom) = base.tf_poses(sim.get_pose('rover'))
+    assert world_odom == ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
+
+
+def test_unstamped_cmd_vel_and_holonomic_drive_of_a_ball(sim):
+    node = FakeNode(sim, cmd_vel_stamped=False, **{'mobile_bases.ball.drive': 'holonomic'})
+    base = base_for(node, 'ball')
+    (subscription,) = node.subscriptions
+    assert subscription.msg_type is Twist
+    run(node, base, 20)  # settle on the floor
+    start = sim.get_pose('ball')[0]
+    command = Twist()
+    command.linear.y = 0.3  # sideways: only a holonomic base can
+    subscription.callback(command)
+    run(node, base, 50)  # 0.5 s: then the timeout stops it
+    run(node, base, 50)
+    end = sim.get_pose('ball')[0]
+    assert end[1] - start[1] == pytest.approx(0.15, abs=0.03)
+    assert abs(end[0] - start[0]) < 0.02
+
+
+def test_noisy_odometry_moves_the_odom_frame_and_keeps_the_chain(sim):
+    node = FakeNode(sim, **{'odometry.noise.linear': 0.05, 'odometry.drift.linear': 0.2})
+    base = base_for(node, 'rover')
+    (subscription,) = node.subscriptions
+    command = TwistStamped()
+    command.twist.linear.x = 0.5
+    for _ in range(3):
+        subscription.callback(command)
+        run(node, base, 45)
+    truth = sim.get_pose('rover')
+    (p, q), (wp, wq) = base.tf_poses(truth)
+    assert p[0] > truth[0][0] + 0.05  # the estimate reads long (20 % drift)
+    from scene_sim_ros.scene import Pose
+    chained = Pose(tuple(wp), tuple(wq)) * Pose(tuple(p), tuple(q))
+    assert chained.is_close(Pose(tuple(truth[0]), tuple(truth[1])), 1e-9, 1e-9)
+    odom = node.published[-1]
+    assert odom.pose.covariance[0] > 1e-6  # grows with the distance
