@@ -169,6 +169,7 @@ class MobileBase:
             self.odom_msg.header.frame_id = self.odom_frame
             self.odom_msg.child_frame_id = self.base_frame
             self._odom_rate = node.rate_limiter(parameter(node, 'odometry.rate'))
+        self._time_offset = node.stepper.time_offset  # changes when the supervisor resets
         self.geometry: DiffDriveGeometry | None = None
         self.holonomic = False
         self.controller: TwistController | None = None
@@ -288,6 +289,10 @@ class MobileBase:
 
     def after_step(self, t: float) -> None:
         """Physics thread, after every step: integrate (when noisy) and publish when due."""
+        offset = self.node.stepper.time_offset
+        if offset != self._time_offset:  # a supervisor reset rebuilt the world
+            self._time_offset = offset
+            self.reset()
         if self.estimator.noise.noisy:
             self.estimator.update(self._true_base_pose())
         if self.publish_odometry and self._odom_rate.due(t):

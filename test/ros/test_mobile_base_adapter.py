@@ -33,7 +33,8 @@ class FakeNode:
         self.rejected: list[str] = []
         self.published: list = []
         self.subscriptions: list = []
-        self.stepper = SimpleNamespace(time=0.0, submit=lambda task, want_result=False: task())
+        self.stepper = SimpleNamespace(time=0.0, time_offset=0.0,
+                                       submit=lambda task, want_result=False: task())
 
     def has_parameter(self, name):
         return name in self.parameters
@@ -143,3 +144,18 @@ def test_noisy_odometry_moves_the_odom_frame_and_keeps_the_chain(sim):
     assert chained.is_close(Pose(tuple(truth[0]), tuple(truth[1])), 1e-9, 1e-9)
     odom = node.published[-1]
     assert odom.pose.covariance[0] > 1e-6  # grows with the distance
+
+
+def test_a_supervisor_reset_forgets_the_command(sim):
+    node = FakeNode(sim)
+    base = base_for(node, 'rover')
+    (subscription,) = node.subscriptions
+    command = TwistStamped()
+    command.twist.linear.x = 0.5
+    subscription.callback(command)
+    run(node, base, 10)
+    assert base.controller.active
+    node.stepper.time_offset = 0.1  # what Supervisor.reset does to keep /clock increasing
+    sim.reset()
+    run(node, base, 1)
+    assert not base.controller.active

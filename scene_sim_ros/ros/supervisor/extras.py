@@ -134,6 +134,8 @@ class Extras:
             self.node.sim.reset_entity(msg.data)
             bridge = self.node.bridges[msg.data]
             bridge.trajectory = None
+            if bridge.mobile_base is not None:
+                bridge.mobile_base.reset()
             self.supervisor.refresh_tf()
         self._run('~/reset_entity', reset)
 
