@@ -86,16 +86,22 @@ def format_of(path: Path) -> str:
 
 
 def load_scene(path: str | Path, *, parameters: Mapping[str, str] | None = None,
-               strict: bool = False) -> Scene:
+               strict: bool = False, simrobot_core: object = 'auto') -> Scene:
     """Load a scene file of any supported format.
 
     ``parameters`` supplies template values a format asks for (RaiSim ``@@name``);
-    ``strict`` turns unknown elements and attributes into errors instead of warnings.
+    ``strict`` turns unknown elements and attributes into errors instead of warnings;
+    ``simrobot_core`` (2, 3 or 'auto') overrides which SimRobot servo law a SimRobot scene
+    gets (other formats ignore it).
     """
     path = Path(path)
     if not path.exists():
         raise SceneLoadError('no such file', path)
-    module = importlib.import_module(f'{__name__}.{format_of(path)}')
+    name = format_of(path)
+    module = importlib.import_module(f'{__name__}.{name}')
+    if name == 'simrobot':
+        return module.load(path, parameters=parameters, strict=strict,
+                           simrobot_core=simrobot_core)
     return module.load(path, parameters=parameters, strict=strict)
 
 

@@ -10,12 +10,25 @@ from dataclasses import dataclass
 from typing import ClassVar, Union
 
 
+VELOCITY_LAW = 'velocity'
+"""SimRobotCore2 on ODE: a PID controller gives a joint velocity, realised with ``max_force``."""
+TORQUE_LAW = 'torque'
+"""SimRobotCore3 (MuJoCo): a PD controller gives a joint torque clamped to ``max_force``."""
+CONTROL_LAWS = (VELOCITY_LAW, TORQUE_LAW)
+
+
 @dataclass(frozen=True, slots=True)
 class ServoMotor:
-    """Position control: a PID controller on the position error produces a velocity.
+    """Position control with one of two laws (``control``):
 
-    The set-point moves towards the commanded position by at most ``max_velocity`` per second and
-    is clamped to the joint limits; the velocity is realised with at most ``max_force``.
+    - ``'velocity'`` (SimRobotCore2/ODE): a PID controller on the position error produces a
+      velocity; the set-point moves towards the commanded position by at most ``max_velocity``
+      per second and is clamped to the joint limits; the velocity is realised with at most
+      ``max_force``.
+    - ``'torque'`` (SimRobotCore3/MuJoCo): ``torque = clamp(p * (set-point - position) - d *
+      filtered velocity, +-max_force)``; the set-point acts ``delay`` seconds after it was
+      commanded, the velocity is low-passed with factor ``velocity_filter`` (1: unfiltered);
+      ``i`` and ``max_velocity`` are not used (as in SimRobotCore3).
     """
 
     max_velocity: float
@@ -23,15 +36,23 @@ class ServoMotor:
     p: float = 10.0
     i: float = 0.0
     d: float = 0.0
+    control: str = VELOCITY_LAW
+    delay: float = 0.0
+    velocity_filter: float = 1.0
     kind: ClassVar[str] = 'servo'
 
 
 @dataclass(frozen=True, slots=True)
 class VelocityMotor:
-    """Velocity control with at most ``max_velocity`` and ``max_force``."""
+    """Velocity control with at most ``max_velocity`` and ``max_force``.
+
+    ``control`` 'velocity': the velocity is reached with at most ``max_force`` (ODE motor);
+    'torque' (SimRobotCore3): ``torque = clamp(0.2 * (velocity - joint velocity), +-max_force)``.
+    """
 
     max_velocity: float
     max_force: float
+    control: str = VELOCITY_LAW
     kind: ClassVar[str] = 'velocity'
 
 

@@ -31,8 +31,13 @@ def motor_summary(joint: Joint) -> dict[str, Any] | None:
         return None
     out: dict[str, Any] = {'type': joint.motor.kind}
     out.update({f.name: _json_value(getattr(joint.motor, f.name))
-                for f in dataclasses.fields(joint.motor)})
+                for f in dataclasses.fields(joint.motor)
+                if f.name not in _LAW_FIELDS or getattr(joint.motor, f.name) != f.default})
     return out
+
+
+# shown only when not the default (the SimRobotCore2 velocity law, no delay, no filter)
+_LAW_FIELDS = ('control', 'delay', 'velocity_filter')
 
 
 def joint_summary(joint: Joint) -> dict[str, Any]:
@@ -73,6 +78,8 @@ def scene_summary(scene: Scene) -> dict[str, Any]:
         'gravity': list(scene.gravity),
         'entities': [entity_summary(e) for e in scene.entities],
         'warnings': list(scene.warnings),
+        **({'dialect': scene.metadata['simrobot_dialect']}
+           if 'simrobot_dialect' in scene.metadata else {}),
     }
 
 
@@ -100,6 +107,8 @@ def summary_text(scene: Scene) -> str:
         f'  step {scene.step_length * 1000:g} ms, gravity {tuple(round(g, 4) for g in scene.gravity)}',
         *entity_lines(scene),
     ]
+    if scene.metadata.get('dialect'):
+        lines.insert(2, f'  dialect: {scene.metadata["dialect"]}')
     if scene.warnings:
         lines.append(f'  {len(scene.warnings)} warnings:')
         lines.extend(f'    {w}' for w in scene.warnings[:20])

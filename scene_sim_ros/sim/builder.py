@@ -43,6 +43,7 @@ from ..scene.sensors import CollisionSensor
 from ..scene.transforms import quat_from_matrix
 from .materials import LinkContact, link_material, rolling_coefficient
 from .motors import MotorBank
+from .torque_servos import mobility_source, substeps_for, with_armature
 from .shapes import ShapeCache, apply_colors
 
 MIN_MASS = 1e-3
@@ -195,7 +196,8 @@ class Builder:
         index = {link.name: i - 1 for i, link in enumerate(order)}
         masses, inertial_frames, moments = [], [], []
         for i, link in enumerate(order):
-            mass, frame, principal = principal_inertia(link, movable=not fixed or i > 0)
+            mass, frame, principal = principal_inertia(  # Core3 servos: + armature
+                with_armature(link, parent_joint.get(link.name)), movable=not fixed or i > 0)
             if entity.kind == 'static':
                 mass = link.inertial.mass
             masses.append(0.0 if (i == 0 and fixed) else mass)
@@ -269,9 +271,13 @@ class Builder:
             link_names={i: name for name, i in index.items()},
             inertial={index[link.name]: inertial_frames[i] for i, link in enumerate(order)},
             movable_joints=movable, joint_indices=[index[j.child] for j in movable],
-            motors=MotorBank(movable, self.scene.step_length), initial_pose=entity.pose,
+            motors=MotorBank(movable, self.scene.step_length / substeps_for(self.scene)),
+            initial_pose=entity.pose,
             fixed=fixed, kinematic_pose=entity.pose if entity.kinematic else None,
             kinematic_velocity=(entity.linear_velocity, entity.angular_velocity))
+        if len(built.motors.torque):
+            built.motors.torque.inertia_source = mobility_source(
+                self.client, body, built.joint_indices, built.motors.torque.rows)
         for k, helper in enumerate(helpers):
             helper_index = len(order) - 1 + k
             built.helper_parent[helper_index] = index[helper.parent]

@@ -28,6 +28,10 @@ Every joint accepts commands of any kind (what ROS commanders send):
 - ``effort``: a force/torque applied directly (``TORQUE_CONTROL``), clamped to the motor's force.
 
 A passive joint without ``max_effort`` takes effort commands only.
+
+Motors with ``control='torque'`` (SimRobotCore3's laws) are computed by
+:mod:`scene_sim_ros.sim.torque_servos` and sent as ``TORQUE_CONTROL`` with the joint's velocity
+motor off: a ServoMotor while position-commanded, a VelocityMotor while velocity-commanded.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import numpy as np
 
 from ..errors import CommandError
 from ..scene import Joint, PT2Motor, ServoMotor, VelocityMotor
+from .torque_servos import TorqueServos
 
 PASSIVE, POSITION, VELOCITY, EFFORT = 0, 1, 2, 3
 MODE_NAMES = {PASSIVE: 'passive', POSITION: 'position', VELOCITY: 'velocity', EFFORT: 'effort'}
@@ -78,6 +83,14 @@ class MotorBank:
         self.commandable = np.ones(n, dtype=bool)
         for k, joint in enumerate(self.joints):
             self._set_parameters(k, joint)
+        self.torque = TorqueServos(self.joints, step_length)
+        self.is_torque = np.zeros(n, dtype=bool)
+        self.is_torque[self.torque.rows] = True
+        self.torque_output = np.zeros(n)  # the last torques of torque-law motors
+        self.torque_mode = np.full(n, -1)  # the mode in which a torque-law row is active
+        for k in self.torque.rows:
+            self.torque_mode[k] = VELOCITY if isinstance(self.joints[k].motor,
+                                                         VelocityMotor) else POSITION
         self.reset()
 
     def _set_parameters(self, k: int, joint: Joint) -> None:
@@ -120,6 +133,17 @@ class MotorBank:
                 self.mode[k] = POSITION
             elif isinstance(joint.motor, VelocityMotor):
                 self.mode[k] = VELOCITY
+        if hasattr(self, 'torque'):
+            self.torque.reset(self.position_target)
+
+    def effort(self, k: int, applied: float) -> float:
+        """The effort joint ``k`` reports: the commanded effort, a torque-law motor's torque,
+        else ``applied`` (what PyBullet's velocity motor applied)."""
+        if self.mode[k] == EFFORT:
+            return float(self.effort_target[k])
+        if self.is_torque[k] and self.mode[k] == self.torque_mode[k]:
+            return float(self.torque_output[k])
+        return applied
 
     @property
     def active(self) -> bool:
@@ -169,15 +193,18 @@ class MotorBank:
             self.effort_target[k] = min(max(given['effort'], -limit), limit)
 
     # -- one step --------------------------------------------------------------------------
-    def output(self, positions: np.ndarray) -> MotorOutput:
-        """Velocity targets, forces and efforts for the next step, given joint ``positions``.
+    def output(self, positions: np.ndarray,
+               joint_velocities: np.ndarray | None = None) -> MotorOutput:
+        """Velocity targets, forces and efforts for the next step, given joint ``positions``
+        (and ``joint_velocities``, needed by torque-law motors).
 
         Advances the controllers' internal state (call exactly once per physics step).
         """
         n = len(self.joints)
         velocities = np.zeros(n)
         forces = self.friction.copy()
-        position_mode = self.mode == POSITION
+        torque_rows = self.is_torque & (self.mode == self.torque_mode)
+        position_mode = (self.mode == POSITION) & ~torque_rows
         servo = position_mode & ~self.is_pt2
         if servo.any():
             velocities[servo] = self._servo(servo, positions)
@@ -186,13 +213,27 @@ class MotorBank:
         if pt2.any():
             velocities[pt2] = self._pt2(pt2, positions)
             forces[pt2] = self.max_force[pt2]
-        velocity_mode = self.mode == VELOCITY
+        velocity_mode = (self.mode == VELOCITY) & ~torque_rows
         velocities[velocity_mode] = self.velocity_target[velocity_mode]
         forces[velocity_mode] = self.max_force[velocity_mode]
         effort_mode = self.mode == EFFORT
         forces[effort_mode] = 0.0
         effort_joints = np.flatnonzero(effort_mode)
-        return MotorOutput(velocities, forces, effort_joints, self.effort_target[effort_joints])
+        efforts = self.effort_target[effort_joints]
+        if len(self.torque):
+            if joint_velocities is None:
+                joint_velocities = np.zeros(n)
+            torques = self.torque.torques(torque_rows, self.position_target,
+                                          self.velocity_target, positions, joint_velocities)
+            active = torque_rows[self.torque.rows]
+            self.torque_output[:] = 0.0
+            self.torque_output[self.torque.rows] = torques
+            if active.any():
+                rows = self.torque.rows[active]
+                forces[rows] = 0.0
+                effort_joints = np.concatenate([effort_joints, rows])
+                efforts = np.concatenate([efforts, torques[active]])
+        return MotorOutput(velocities, forces, effort_joints, efforts)
 
     def _servo(self, mask: np.ndarray, positions: np.ndarray) -> np.ndarray:
         dt = self.step_length

@@ -36,6 +36,7 @@ from .materials import fit_materials
 from .meshes import default_mesh_dir
 from .motors import EFFORT, POSITION
 from .shapes import ShapeCache
+from .torque_servos import substeps_for
 
 # Game.ros2, 14 NAOs standing 10 s: 10 iterations let them fall (27 cm), 20 hold within 1.7 cm,
 # 30 within 1.6 cm, 50 within 1.5 cm at about half the speed of 30; 30 keeps a margin.
@@ -112,7 +113,8 @@ class Simulation:
     def _configure(self) -> None:
         client = self.client
         pb.setGravity(*self.scene.gravity, physicsClientId=client)
-        pb.setTimeStep(self.step_length, physicsClientId=client)
+        self.substeps = substeps_for(self.scene)  # physics steps per scene step
+        pb.setTimeStep(self.step_length / self.substeps, physicsClientId=client)
         params: dict[str, Any] = dict(numSolverIterations=self.solver_iterations,
                                       deterministicOverlappingPairs=1)
         if self.scene.erp is not None:
@@ -203,10 +205,11 @@ class Simulation:
     def step(self, n: int = 1) -> None:
         """Advance ``n`` physics steps: motors, forces, kinematic bodies, physics, sensors."""
         for _ in range(int(n)):
-            self._apply_motors()
-            self._apply_pushes()
             self._move_kinematic()
-            pb.stepSimulation(physicsClientId=self.client)
+            for sub in range(self.substeps, 0, -1):
+                self._apply_motors()
+                self._apply_pushes(last=sub == 1)
+                pb.stepSimulation(physicsClientId=self.client)
             self._steps += 1
             for reader in list(self._readers.values()):
                 reader.after_step()
@@ -218,7 +221,8 @@ class Simulation:
                 continue
             states = pb.getJointStates(built.body, built.joint_indices, physicsClientId=client)
             positions = np.fromiter((s[0] for s in states), float, len(states))
-            out = built.motors.output(positions)
+            velocities = np.fromiter((s[1] for s in states), float, len(states))
+            out = built.motors.output(positions, velocities)
             pb.setJointMotorControlArray(built.body, built.joint_indices, pb.VELOCITY_CONTROL,
                                          targetVelocities=out.velocities.tolist(),
                                          forces=out.forces.tolist(), physicsClientId=client)
@@ -227,14 +231,16 @@ class Simulation:
                     built.body, [built.joint_indices[k] for k in out.effort_joints],
                     pb.TORQUE_CONTROL, forces=out.efforts.tolist(), physicsClientId=client)
 
-    def _apply_pushes(self) -> None:
+    def _apply_pushes(self, last: bool = True) -> None:
         for push in self._pushes:
             com = self._com_position(push.body, push.link)
             pb.applyExternalForce(push.body, push.link, push.force, com, pb.WORLD_FRAME,
                                   physicsClientId=self.client)
             pb.applyExternalTorque(push.body, push.link, push.torque, pb.WORLD_FRAME,
                                    physicsClientId=self.client)
-            push.steps_left -= 1
+            push.steps_left -= last
+        if not last:
+            return
         self._pushes = [p for p in self._pushes if p.steps_left > 0]
 
     def _move_kinematic(self) -> None:
@@ -436,8 +442,7 @@ class Simulation:
         motors = built.motors
         out = {}
         for k, (joint, state) in enumerate(zip(built.movable_joints, states)):
-            effort = motors.effort_target[k] if motors.mode[k] == EFFORT else state[3]
-            out[joint.name] = (state[0], state[1], float(effort))
+            out[joint.name] = (state[0], state[1], motors.effort(k, state[3]))
         return out
 
     def command(self, entity: str, joint: str, position: float | None = None,

@@ -62,6 +62,7 @@ from pathlib import Path
 from ...errors import SceneLoadError
 from ...scene import Entity, Scene
 from ...scene.transforms import IDENTITY
+from . import dialect
 from .builder import SceneBuilder
 from .expand import Expander
 from .reader import Diagnostics, Document, collect, parse_file, parse_xml_text
@@ -79,8 +80,16 @@ def _root_scope(parameters: Mapping[str, str] | None) -> Scope | None:
 
 
 def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
-         strict: bool = False) -> Scene:
-    """Load a SimRobot scene file into a :class:`Scene`."""
+         strict: bool = False, simrobot_core: object = 'auto') -> Scene:
+    """Load a SimRobot scene file into a :class:`Scene`.
+
+    ``simrobot_core`` (2, 3 or 'auto') chooses the servo law: 'auto' decides from the file's
+    evidence (see :mod:`.dialect`); the decision is ``Scene.metadata['simrobot_dialect']``.
+    """
+    try:
+        choice = dialect.parse_choice(simrobot_core)
+    except ValueError as err:
+        raise SceneLoadError(str(err), path) from None
     path = Path(path)
     diag = Diagnostics(strict)
     root = parse_file(path, diag)
@@ -103,6 +112,7 @@ def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
     assert scene_inst is not None
     scene = SceneBuilder(diag).build_scene(scene_inst, path)  # finds more errors to report
     diag.raise_if_errors()
+    scene = dialect.apply_to_scene(scene, dialect.decide(document, choice))
     if diag.warnings:
         scene = _with_warnings(scene, diag.warnings)
     return scene

@@ -25,7 +25,7 @@ import numpy as np
 from ...scene import geometry, inertia, motors, sensors
 from ...scene.model import Light
 from ...scene.transforms import Pose, normalized
-from .values import (ACCELERATION, ANGLE, ANGULAR_VELOCITY, FORCE, INERTIA, LENGTH, MASS,
+from .values import (ACCELERATION, ANGLE, ANGULAR_VELOCITY, FORCE, INERTIA, LENGTH, MASS, TIME,
                      UNITLESS, VELOCITY)
 
 if TYPE_CHECKING:
@@ -143,7 +143,10 @@ def _servo_motor(inst: Instance, prismatic: bool) -> motors.ServoMotor:
     return motors.ServoMotor(max_velocity=inst.number('maxVelocity', velocity_units, required=True),
                              max_force=inst.number('maxForce', FORCE, required=True),
                              p=inst.number('p', UNITLESS, required=True),
-                             i=inst.number('i', UNITLESS), d=inst.number('d', UNITLESS))
+                             i=inst.number('i', UNITLESS), d=inst.number('d', UNITLESS),
+                             delay=max(0.0, inst.number('delay', TIME, 0.0)),
+                             velocity_filter=min(1.0, max(0.0, inst.number(
+                                 'velocityLowPassFactor', UNITLESS, 1.0))))
 
 
 def _velocity_motor(inst: Instance, prismatic: bool) -> motors.VelocityMotor:

@@ -258,7 +258,9 @@ def test_hinge_joint_with_servo_limits_and_initial_position(scene_of) -> None:
     assert joint.origin.orientation == pytest.approx(quat_from_axis_angle((0, 0, 1), math.pi / 2))
     assert joint.limits == pytest.approx((-math.pi / 6, math.pi / 3))
     assert joint.initial_position == pytest.approx(math.radians(10))
-    assert joint.motor == motors.ServoMotor(pytest.approx(math.radians(474)), 3.0, 40.0, 0.1, 2.0)
+    # p/d/maxForce of B-Human's MuJoCo-era NAO and no ODE attribute: SimRobotCore3's torque law
+    assert joint.motor == motors.ServoMotor(pytest.approx(math.radians(474)), 3.0, 40.0, 0.1, 2.0,
+                                            control='torque')
     assert robot.mass == pytest.approx(1.5)
     assert ('robot', 'arm') in robot.disabled_collisions
     assert robot.self_collision is False  # one Body tree: one collision space in SimRobot
