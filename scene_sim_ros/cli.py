@@ -1,8 +1,10 @@
 """The ``scene-sim-ros`` command line.
 
 Commands: ``inspect`` (load and summarise a scene), ``run`` (the ROS 2 node), ``urdf`` (one
-entity's URDF), ``topics`` (what ``run`` would publish and subscribe). Scene errors print
-``file:line: message`` and exit with status 2.
+entity's URDF), ``topics`` (what ``run`` would publish and subscribe); the commands that talk to a
+running simulation (``list``, ``echo``, ``hz``, ``send``, ``snapshot``, ``pause``, ``play``,
+``step``, ``reset``, ``state``, ``entities``, ``spawn``, ``delete``, ``set-pose``, ``param``) are
+in :mod:`.client_commands`. Scene and usage errors print one line and exit with status 2.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .client_commands import COMMANDS as CLIENT_COMMANDS
+from .client_commands import EPILOG_LINES as CLIENT_EPILOG
+from .client_commands import add_client_commands, run_client_command
 from .errors import SceneLoadError, SceneSimError
 
 EXIT_SCENE_ERROR = 2
@@ -27,9 +32,36 @@ examples:
   scene-sim-ros inspect raisim_world --json | python3 -m json.tool
   scene-sim-ros urdf car.ros2 --entity car > car.urdf
   scene-sim-ros topics arm
-  scene-sim-ros send rover pan_joint=1.0        # while `run` is going, from another terminal
-  scene-sim-ros snapshot /rover/camera/image_raw camera.png
-"""
+
+while `run` is going, from another terminal (ros2cli's jobs, for machines without it):
+""" + CLIENT_EPILOG
+
+
+# Node parameters with an option of their own (`run -p real_time_factor:=0` is a ROS habit).
+NODE_PARAMETER_OPTIONS = {'real_time_factor': '--real-time-factor {value}', 'paused': '--paused',
+                          'gui': '--gui', 'isolate': '--isolate', 'use_sim_time': '--use-sim-time'}
+
+
+def _matching_option(name: str, value: str) -> str | None:
+    """The ``run`` option that sets node parameter ``name`` to ``value``, if there is one."""
+    option = NODE_PARAMETER_OPTIONS.get(name)
+    if option is None or '{value}' in option:
+        return option and option.format(value=value)
+    if value.strip().lower() in ('false', 'no', 'off', '0'):
+        return '--no-use-sim-time' if name == 'use_sim_time' else f'leaving out {option}'
+    return option
+
+
+def _version() -> str:
+    """The installed distribution's version, else package.xml's (a source checkout)."""
+    from importlib import metadata
+    try:
+        return metadata.version('scene_sim_ros')
+    except metadata.PackageNotFoundError:
+        import re
+        xml = Path(__file__).resolve().parents[1] / 'package.xml'
+        match = re.search(r'<version>\s*([^<\s]+)', xml.read_text()) if xml.exists() else None
+        return match.group(1) if match else 'unknown'
 
 
 def _parameters(text: Sequence[str]) -> dict[str, str]:
@@ -38,6 +70,13 @@ def _parameters(text: Sequence[str]) -> dict[str, str]:
         name, sep, value = item.partition('=')
         if not sep or not name:
             raise argparse.ArgumentTypeError(f'expected NAME=VALUE, got {item!r}')
+        if name.endswith(':'):  # NAME:=VALUE: a ROS node parameter, not a scene template one
+            name = name[:-1]
+            option = _matching_option(name, value)
+            hint = f' or {option}' if option else ''
+            raise argparse.ArgumentTypeError(
+                f'-p {item} is ROS syntax for a node parameter: use --ros-args -p {item}{hint} '
+                '(-p/--param NAME=VALUE sets a template parameter of the scene)')
         params[name] = value
     return params
 
@@ -61,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         description='Robot scene files (SimRobot, Webots, Simox, RaiSim) simulated in PyBullet '
                     'and bridged to ROS 2.',
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--version', action='version', version=f'%(prog)s {_version()}')
     commands = parser.add_subparsers(dest='command', metavar='COMMAND')
 
     inspect = commands.add_parser(
@@ -118,36 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_scene_args(topics)
     topics.add_argument('--namespace', default='', help='as for run')
-    listing = commands.add_parser(
-        'list', help='list the topics and services of the running ROS graph',
-        description='List the topics and services of the running ROS graph (like ros2 topic '
-                    'list / ros2 service list, for machines without ros2cli).',
-        epilog='example:\n  scene-sim-ros list', formatter_class=argparse.RawDescriptionHelpFormatter)
-    listing.add_argument('--wait', type=float, default=2.0, help='seconds of discovery')
-
-    send = commands.add_parser(
-        'send', help='send one joint command to a running simulation',
-        description='Publish one sensor_msgs/JointState on <entity>/joint_commands.',
-        epilog='examples:\n  scene-sim-ros send rover pan_joint=1.0 tilt_joint=0.3\n'
-               '  scene-sim-ros send rover left_wheel_joint=5 right_wheel_joint=5 --velocity',
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    send.add_argument('entity', help='robot entity (see inspect or topics)')
-    send.add_argument('joints', nargs='+', metavar='JOINT=VALUE')
-    kind = send.add_mutually_exclusive_group()
-    kind.add_argument('--velocity', dest='kind', action='store_const', const='velocity',
-                      help='velocities (rad/s, m/s) instead of positions')
-    kind.add_argument('--effort', dest='kind', action='store_const', const='effort',
-                      help='efforts (N*m, N) instead of positions')
-    send.add_argument('--namespace', default='', help='the simulation\'s namespace')
-
-    snapshot = commands.add_parser(
-        'snapshot', help='save one image of a running camera as PNG',
-        description='Receive one sensor_msgs/Image and write it as a PNG file.',
-        epilog='example:\n  scene-sim-ros snapshot /rover/camera/image_raw camera.png',
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    snapshot.add_argument('topic')
-    snapshot.add_argument('file', type=Path)
-    snapshot.add_argument('--timeout', type=float, default=15.0)
+    add_client_commands(commands)  # list, echo, hz, send, snapshot, pause, ... (client_commands.py)
 
     commands.add_parser(
         'examples', help='list the example scenes that ship with the package',
@@ -157,21 +168,6 @@ def build_parser() -> argparse.ArgumentParser:
         epilog='examples:\n  scene-sim-ros examples\n  scene-sim-ros run arm',
         formatter_class=argparse.RawDescriptionHelpFormatter)
     return parser
-
-
-def cmd_list(args: argparse.Namespace) -> int:
-    from .ros.tools import list_graph
-    return list_graph(args.wait)
-
-
-def cmd_send(args: argparse.Namespace) -> int:
-    from .ros.tools import send_joint_command
-    return send_joint_command(args.entity, args.joints, args.kind or 'position', args.namespace)
-
-
-def cmd_snapshot(args: argparse.Namespace) -> int:
-    from .ros.tools import save_snapshot
-    return save_snapshot(args.topic, args.file, args.timeout)
 
 
 def cmd_examples(args: argparse.Namespace) -> int:
@@ -284,9 +280,9 @@ def _start_robot_state_publishers(args: argparse.Namespace) -> bool:
               'robot_state_publisher); not found on PATH', file=sys.stderr)
         return False
     from .formats import load_scene
+    from .ros.names import instance_frame_prefix, isolation_remappings
     scene = load_scene(args.scene or default_scene_path(), parameters=_parameters(args.param))
     namespace = args.namespace.strip('/')
-    from .ros.names import instance_frame_prefix, isolation_remappings
     prefix = instance_frame_prefix(namespace, bool(args.isolate))
     remaps = [arg for old, new in isolation_remappings(namespace, bool(args.isolate))
               for arg in ('-r', f'{old}:={new}')]
@@ -329,17 +325,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
+        _parameters(getattr(args, 'param', []))  # NAME=VALUE (and not ROS's NAME:=VALUE) first
         if isinstance(getattr(args, 'scene', None), str):
             args.scene = _scene_argument(args.scene)
         if args.command == 'run':
             return cmd_run(args, ros_args)
-        return {'inspect': cmd_inspect, 'urdf': cmd_urdf, 'topics': cmd_topics, 'list': cmd_list,
-                'send': cmd_send, 'snapshot': cmd_snapshot, 'examples': cmd_examples}[args.command](args)
+        if args.command in CLIENT_COMMANDS:
+            return run_client_command(args)
+        return {'inspect': cmd_inspect, 'urdf': cmd_urdf, 'topics': cmd_topics,
+                'examples': cmd_examples}[args.command](args)
     except SceneLoadError as err:
         print(str(err), file=sys.stderr)
         return EXIT_SCENE_ERROR
     except argparse.ArgumentTypeError as err:
-        parser.error(str(err))
+        print(f'{parser.prog} {args.command}: error: {err}', file=sys.stderr)
+        return EXIT_SCENE_ERROR
     except SceneSimError as err:
         print(f'error: {err}', file=sys.stderr)
         return 1

@@ -23,7 +23,7 @@ def test_run_defaults_match_the_launch_file(captured):
     assert cli.main(['run']) == 0
     scene, parameters, ros_args = captured[0]
     assert scene is None and ros_args == []
-    assert parameters == {'use_sim_time': True, 'gui': False, 'paused': False}
+    assert parameters == {'use_sim_time': True, 'gui': False, 'paused': False, 'isolate': False}
 
 
 def test_run_maps_options_to_parameters_and_namespace_remap(captured):

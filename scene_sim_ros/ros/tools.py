@@ -1,7 +1,8 @@
-"""Small ROS 2 client commands for machines without ros2cli (``scene-sim-ros list|send|snapshot``).
+"""Small ROS 2 client commands for machines without ros2cli (``scene-sim-ros list|snapshot``).
 
-On a ROS 2 distribution ``ros2 topic list``, ``ros2 topic pub`` and ``rqt_image_view`` do the same;
-these exist so that the first five minutes work on a machine with only the PyPI wheels.
+On a ROS 2 distribution ``ros2 topic list`` and ``rqt_image_view`` do the same; these exist so
+that the first five minutes work on a machine with only the PyPI wheels. The other client
+commands (echo, hz, send, the supervisor and parameter commands) live in :mod:`.client`.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import rclpy
 from rclpy.node import Node
-from rclpy.qos import qos_profile_sensor_data, qos_profile_system_default
-from sensor_msgs.msg import Image, JointState
+from rclpy.qos import qos_profile_sensor_data
+from sensor_msgs.msg import Image
 
 
 def _node(name: str) -> Node:
@@ -29,53 +30,30 @@ def _close(node: Node) -> None:
     rclpy.try_shutdown()
 
 
-def list_graph(wait: float = 2.0) -> int:
+PARAMETER_SERVICES = ('parameters', 'parameter_types', 'parameters_atomically',
+                      'get_type_description')
+"""Name endings of the services every node has (left out of ``list``)."""
+
+
+def list_graph(wait: float = 2.0, as_json: bool = False) -> int:
     """Print the topics (with types) and services currently in the ROS graph."""
     node = _node('scene_sim_ros_list')
     try:
         time.sleep(wait)  # discovery
-        topics = node.get_topic_names_and_types()
-        services = node.get_service_names_and_types()
+        topics = sorted(node.get_topic_names_and_types())
+        services = sorted((name, types) for name, types in node.get_service_names_and_types()
+                          if not name.endswith(PARAMETER_SERVICES))
     finally:
         _close(node)
-    for name, types in sorted(topics):
+    if as_json:
+        import json
+        print(json.dumps({'topics': [{'name': n, 'types': t} for n, t in topics],
+                          'services': [{'name': n, 'types': t} for n, t in services]}))
+        return 0
+    for name, types in topics:
         print(f'topic    {name:<48} {", ".join(types)}')
-    for name, types in sorted(services):
-        if not name.endswith(('parameters', 'parameter_types', 'parameters_atomically',
-                              'get_type_description')):
-            print(f'service  {name:<48} {", ".join(types)}')
-    return 0
-
-
-def send_joint_command(entity: str, assignments: list[str], kind: str = 'position',
-                       namespace: str = '', timeout: float = 10.0) -> int:
-    """Publish one ``sensor_msgs/JointState`` command (``JOINT=VALUE`` pairs) to an entity."""
-    names, values = [], []
-    for item in assignments:
-        joint, sep, value = item.partition('=')
-        if not sep:
-            print(f'expected JOINT=VALUE, got {item!r}', file=sys.stderr)
-            return 2
-        names.append(joint)
-        values.append(float(value))
-    topic = '/'.join(p for p in (namespace.strip('/'), entity, 'joint_commands') if p)
-    node = _node('scene_sim_ros_send')
-    try:
-        publisher = node.create_publisher(JointState, '/' + topic, qos_profile_system_default)
-        deadline = time.monotonic() + timeout
-        while publisher.get_subscription_count() == 0:
-            if time.monotonic() > deadline:
-                print(f'nobody subscribes to /{topic} (is the simulation running?)',
-                      file=sys.stderr)
-                return 1
-            time.sleep(0.05)
-        msg = JointState(name=names)
-        setattr(msg, kind, values)
-        publisher.publish(msg)
-        time.sleep(0.3)  # let the message leave before the node goes away
-        print(f'sent {kind} {dict(zip(names, values))} to /{topic}')
-    finally:
-        _close(node)
+    for name, types in services:
+        print(f'service  {name:<48} {", ".join(types)}')
     return 0
 
 
@@ -84,6 +62,10 @@ def save_snapshot(topic: str, path: Path, timeout: float = 15.0) -> int:
     node = _node('scene_sim_ros_snapshot')
     received: list[Image] = []
     try:
+        problem = _image_topic_problem(node, topic, min(timeout, 5.0))
+        if problem:
+            print(problem, file=sys.stderr)
+            return 2
         node.create_subscription(Image, topic, received.append, qos_profile_sensor_data)
         deadline = time.monotonic() + timeout
         while not received and time.monotonic() < deadline:
@@ -99,6 +81,26 @@ def save_snapshot(topic: str, path: Path, timeout: float = 15.0) -> int:
     print(f'{path}: {msg.width}x{msg.height} {msg.encoding} from {topic} '
           f'(stamp {msg.header.stamp.sec}.{msg.header.stamp.nanosec:09d})')
     return 0
+
+
+IMAGE_TYPE = 'sensor_msgs/msg/Image'
+
+
+def _image_topic_problem(node: Node, topic: str, wait: float) -> str | None:
+    """None once ``topic`` carries images; else a line naming the image topics there are."""
+    deadline = time.monotonic() + wait
+    while True:
+        types = dict(node.get_topic_names_and_types())
+        if IMAGE_TYPE in types.get(topic, ()):
+            return None
+        if time.monotonic() > deadline:
+            break
+        rclpy.spin_once(node, timeout_sec=0.1)
+    images = sorted(name for name, kinds in types.items() if IMAGE_TYPE in kinds)
+    what = (f'{topic} carries {", ".join(types[topic])}, not images' if topic in types
+            else f'no topic {topic}')
+    return (f'{what}; image topics: {", ".join(images)}' if images else
+            f'{what}, and no image topics are live (is the simulation running?)')
 
 
 def image_to_rgb(msg: Image) -> np.ndarray:
