@@ -7,8 +7,6 @@ and counted. A remap puts the laser scan on Nav2's usual ``scan``."""
 from __future__ import annotations
 
 import math
-import time
-from pathlib import Path
 
 import pytest
 
@@ -259,9 +257,14 @@ def test_drive_with_twist(tmp_path_factory, stamped_node):
     stamped_node.stop()  # one node at a time on this domain
     with scene_sim_run(tmp_path_factory.mktemp('mobile_twist'),
                        '--ros-args', '-p', 'cmd_vel_stamped:=false'):
-        for twist_client in client_node('mobile_base_twist_client'):
-            assert spin_until(twist_client, lambda: dict(
-                twist_client.get_topic_names_and_types()).get('/rover/cmd_vel') == [
-                    'geometry_msgs/msg/Twist'], 20.0)
+        clients = client_node('mobile_base_twist_client')
+        twist_client = next(clients)
+        try:
+            def twist_type():
+                return dict(twist_client.get_topic_names_and_types()).get('/rover/cmd_vel')
+            assert spin_until(twist_client, lambda: twist_type() == ['geometry_msgs/msg/Twist'],
+                              20.0)
             recorder, start_odom, last_command = drive(twist_client, stamped=False)
             check_drive(twist_client, recorder, start_odom, last_command)
+        finally:
+            clients.close()
