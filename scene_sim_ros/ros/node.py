@@ -80,6 +80,9 @@ show the frozen world; /clock is repeated more often, see stepper.PAUSED_PERIOD)
 NUMBER_TYPES = (int, float)
 """Numeric parameters take integers too (``real_time_factor:=0`` on a command line is one)."""
 
+NEIGHBOUR_CHECK_DELAY = 2.0
+"""Wall seconds after start before looking for another simulation on the domain (discovery)."""
+
 REJECTION_LOG_PERIOD = 2.0
 """Wall seconds between two warnings about rejected commands from one topic."""
 
@@ -580,6 +583,29 @@ class SimNode(Node):
     def start(self) -> None:
         self.context.on_shutdown(self.stepper.request_stop)
         self.stepper.start()
+        self._neighbour_check = self.create_timer(  # wall time: sim time may stand still
+            NEIGHBOUR_CHECK_DELAY, self._warn_about_other_simulations,
+            clock=rclpy.clock.Clock(clock_type=rclpy.clock.ClockType.STEADY_TIME))
+
+    def _warn_about_other_simulations(self) -> None:
+        """Once, after discovery: another simulation whose /clock (or node name) collides with
+        ours mixes clocks and TF for every listener; say which one and how to separate them."""
+        self.destroy_timer(self._neighbour_check)
+        topic = self._clock_publisher.topic_name
+        others = [f'{info.node_namespace.rstrip("/")}/{info.node_name}'
+                  for info in self.get_publishers_info_by_topic(topic)
+                  if (info.node_name, info.node_namespace) != (self.get_name(),
+                                                               self.get_namespace())]
+        same_name = [n for n, ns in self.get_node_names_and_namespaces()
+                     if (n, ns) == (self.get_name(), self.get_namespace())]
+        if not others and len(same_name) < 2:
+            return
+        who = ', '.join(sorted(set(others))) or self.get_fully_qualified_name()
+        domain = self.context.get_domain_id()
+        self.get_logger().warning(
+            f'another simulation is running on ROS_DOMAIN_ID={domain} ({who} publishes '
+            f'{topic}): clocks and TF of both get mixed. Give each its own ROS_DOMAIN_ID, or '
+            'run each with --namespace NAME --isolate (launch: namespace:=NAME isolate:=true)')
 
     def stop(self) -> None:
         """Stop the physics thread and the extensions, release the simulation."""

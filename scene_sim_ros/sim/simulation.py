@@ -89,6 +89,8 @@ class Simulation:
         if self.client < 0:
             raise SimulationError('cannot connect to PyBullet'
                                   + (' (only one GUI per process)' if gui else ''))
+        if gui:  # the scene only: no side panel, no RGB/depth/segmentation preview windows
+            pb.configureDebugVisualizer(pb.COV_ENABLE_GUI, 0, physicsClientId=self.client)
         self.warnings: list[str] = []
         self._shapes = ShapeCache(self.client, Path(mesh_dir or default_mesh_dir()))
         self._entities: dict[str, BuiltEntity] = {}
