@@ -11,7 +11,7 @@
 #   ./dev.sh clean           remove .venv and test logs
 #
 # Set-up steps, each skipped while the hash of its inputs matches its stamp in .venv/.dev-stamps/:
-#   1. .venv from Python 3.11 (override with PYTHON=/path/to/python3.11);
+#   1. .venv from Python 3.11, 3.12 or 3.13 (the first found; PYTHON=/path/to/python3.X chooses);
 #   2. pip install -r requirements/ros-kilted.txt -r requirements/dev.txt -c requirements/constraints.txt;
 #   3. interfaces/tf2_msgs and interfaces/simulation_interfaces, each built with pip
 #      (scikit-build-core + CMake) only where the package is not importable from elsewhere;
@@ -25,7 +25,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 VENV="$ROOT/.venv"
 STAMPS="$VENV/.dev-stamps"
 LOCK_FILE="$ROOT/.dev.lock"
-INTERFACES=(tf2_msgs simulation_interfaces)   # build order
+INTERFACES=(tf2_msgs simulation_interfaces control_msgs)   # build order
 REQUIREMENTS=("$ROOT/requirements/ros-kilted.txt" "$ROOT/requirements/dev.txt")
 CONSTRAINTS="$ROOT/requirements/constraints.txt"
 
@@ -71,17 +71,54 @@ hash_inputs() {
 stamp_ok() { [[ -f "$STAMPS/$1" && "$(cat "$STAMPS/$1")" == "$2" ]]; }
 stamp_set() { mkdir -p "$STAMPS"; printf '%s\n' "$2" > "$STAMPS/$1"; }
 
+SUPPORTED_PYTHONS=(3.11 3.12 3.13)   # the ROS 2 kilted wheels are published for these
+
+python_version() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null; }
+
+supported_python() {
+    local version v
+    version="$(python_version "$1")" || return 1
+    for v in "${SUPPORTED_PYTHONS[@]}"; do [[ "$version" == "$v" ]] && return 0; done
+    return 1
+}
+
+# PYTHON=... when given (an error if it is unusable, never silently another one), else the first
+# supported python3.X on PATH, else python3.
 find_python() {
     local candidate
-    for candidate in "${PYTHON:-}" python3.11 python3; do
-        [[ -n "$candidate" ]] || continue
-        if command -v "$candidate" >/dev/null 2>&1 &&
-           "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
+    if [[ -n "${PYTHON:-}" ]]; then
+        command -v "$PYTHON" >/dev/null 2>&1 || die "PYTHON=$PYTHON: not found"
+        supported_python "$PYTHON" ||
+            die "PYTHON=$PYTHON is Python $(python_version "$PYTHON" || echo '?'); supported: ${SUPPORTED_PYTHONS[*]}"
+        command -v "$PYTHON"
+        return 0
+    fi
+    for candidate in python3.11 python3.12 python3.13 python3; do
+        if command -v "$candidate" >/dev/null 2>&1 && supported_python "$candidate"; then
             command -v "$candidate"
             return 0
         fi
     done
     return 1
+}
+
+no_python_help() {
+    die "no Python ${SUPPORTED_PYTHONS[*]} found (python3 is $(python_version python3 || echo 'missing')).
+  Debian 12 ships 3.11:    sudo apt install python3 python3-venv python3-dev
+  Ubuntu 24.04 ships 3.12: sudo apt install python3 python3-venv python3-dev
+  elsewhere: pyenv install 3.11, or the deadsnakes PPA on Ubuntu; then PYTHON=/path/to/python3.11 ./dev.sh setup"
+}
+
+# pybullet publishes wheels for some Python versions only; elsewhere pip compiles it (C++).
+announce_pybullet_build() {
+    local version pin
+    version="$(python_version "$VENV/bin/python")"
+    pin="$(grep -h '^pybullet==' "${REQUIREMENTS[@]}" | head -n1)"
+    [[ -n "$pin" ]] || return 0
+    if ! "$VENV/bin/python" -m pip --disable-pip-version-check -q download --no-deps \
+            --only-binary=:all: -d "$(mktemp -d)" "$pin" >/dev/null 2>&1; then
+        log "$pin has no wheel for Python $version: pip builds it from source (about 10 min on 2 cores, needs g++ and python3-dev)"
+    fi
 }
 
 # Debian packages needed only where they are missing (a fresh Debian 12 may lack them).
@@ -108,9 +145,10 @@ ensure_tools() {
 
 create_venv() {
     local python
-    python="$(find_python)" || die "Python 3.11 not found (the ROS 2 kilted wheels are built for it); set PYTHON=/path/to/python3.11"
+    python="$(find_python)" || { [[ -n "${PYTHON:-}" ]] && exit 1; no_python_help; }
     ensure_tools "$python"
-    if [[ -x "$VENV/bin/python" ]] && "$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
+    if [[ -x "$VENV/bin/python" ]] && supported_python "$VENV/bin/python" &&
+       [[ -z "${PYTHON:-}" || "$(python_version "$VENV/bin/python")" == "$(python_version "$python")" ]]; then
         return 0
     fi
     [[ -e "$VENV" ]] && { log "replacing broken $VENV"; rm -rf "$VENV"; }
@@ -130,6 +168,7 @@ install_requirements() {
     key="$(hash_inputs "${REQUIREMENTS[@]}" "$CONSTRAINTS")"
     stamp_ok requirements "$key" && return 0
     log "installing ROS 2 kilted wheels, pybullet and test tools (requirements/)"
+    announce_pybullet_build
     local args=()
     for r in "${REQUIREMENTS[@]}"; do args+=(-r "$r"); done
     [[ -f "$CONSTRAINTS" ]] && args+=(-c "$CONSTRAINTS")
