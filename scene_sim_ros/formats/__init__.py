@@ -63,6 +63,15 @@ def _sniff_xml(path: Path) -> str | None:
     return XML_ROOTS.get(tag.lower())
 
 
+def _raise_if_not_xml(path: Path) -> None:
+    """``file:line: not well-formed XML: ...`` for an ``.xml`` file that is not XML."""
+    from lxml import etree
+    try:
+        etree.parse(str(path), etree.XMLParser(resolve_entities=False, no_network=True))
+    except etree.XMLSyntaxError as err:
+        raise SceneLoadError(f'not well-formed XML: {err.msg}', path, err.lineno) from None
+
+
 def format_of(path: Path) -> str:
     """Return the name of the format module that reads ``path`` (raises if none does)."""
     suffix = path.suffix.lower()
@@ -77,6 +86,7 @@ def format_of(path: Path) -> str:
             raise SceneLoadError(f'cannot read file: {err.strerror}', path) from None
         if found is not None:
             return found
+        _raise_if_not_xml(path)
         raise UnsupportedFormatError(
             'unknown XML scene: the root element is none of '
             + ', '.join(f'<{t}>' for t in XML_ROOTS), path)

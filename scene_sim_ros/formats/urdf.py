@@ -118,7 +118,7 @@ def parse_urdf(text: str, *, file: str | Path, name: str | None = None,
     try:
         root = parse_xml(text)
     except etree.XMLSyntaxError as err:
-        raise SceneLoadError(f'malformed URDF: {err.msg}', file_path, err.lineno) from None
+        raise SceneLoadError(f'not well-formed XML: {err.msg}', file_path, err.lineno) from None
     if root.tag != 'robot':
         raise SceneLoadError(f'expected a <robot> root element, found <{root.tag}>',
                              file_path, root.sourceline)

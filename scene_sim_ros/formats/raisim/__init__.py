@@ -20,7 +20,7 @@ def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
          strict: bool = False) -> Scene:
     """Load a RaiSim world; ``parameters`` supply ``@@name`` template values (they win over the
     file's ``<params>``); missing ones raise :class:`SceneLoadError` naming them."""
-    return load_world(Path(path).absolute(), parameters, strict)
+    return load_world(Path(path).absolute(), parameters, strict, shown_as=Path(path))
 
 
 __all__ = ['load', 'load_sensor_set']

@@ -100,7 +100,7 @@ def load_sensor_set(path: Path, *, link: str, res_dir: Path | None = None,
     except OSError as err:
         raise SceneLoadError(f'cannot read file: {err.strerror}', path) from None
     except etree.XMLSyntaxError as err:
-        raise SceneLoadError(f'malformed XML: {err.msg}', path, err.lineno) from None
+        raise SceneLoadError(f'not well-formed XML: {err.msg}', path, err.lineno) from None
     if root.tag != 'sensor_set':
         raise SceneLoadError(f'expected <sensor_set>, found <{root.tag}>', path, root.sourceline)
     frame = reader.origin(root)

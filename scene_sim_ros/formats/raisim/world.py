@@ -36,6 +36,7 @@ Articulated-system joints get the URDF loader's default servo motors, holding ``
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 import os
 import re
@@ -250,12 +251,16 @@ def read_root(path: Path) -> etree._Element:
     try:
         root = urdf_format.parse_xml(text)
     except etree.XMLSyntaxError as err:
-        raise SceneLoadError(f'malformed XML: {err.msg}', path, err.lineno) from None
+        raise SceneLoadError(f'not well-formed XML: {err.msg}', path, err.lineno) from None
     return root
 
 
-def load_world(path: Path, parameters: Mapping[str, str] | None, strict: bool) -> Scene:
+def load_world(path: Path, parameters: Mapping[str, str] | None, strict: bool,
+               shown_as: Path | None = None) -> Scene:
+    """Load the world at ``path`` (absolute); the missing-parameter message names files as
+    ``shown_as`` (the path the user gave) leads to them."""
     path = Path(path)
+    shown = _shown_paths(path, shown_as or path)
     loader = _Loader(strict, {k: str(v) for k, v in (parameters or {}).items()})
     root = read_root(path)
     if normalize_name(root.tag) != 'raisim':
@@ -266,10 +271,11 @@ def load_world(path: Path, parameters: Mapping[str, str] | None, strict: bool) -
     loader.include_stack.append(path.resolve())
     _top_level(Node(root, path, scope, loader), world)
     if loader.missing:
-        listed = ', '.join(f'{name} (first used at {where})'
+        listed = ', '.join(f'{name} (first used at {shown(where)}'
+                           f'{_parameter_hint(name, scope, loader)})'
                            for name, where in loader.missing.items())
-        loader.errors.insert(0, f'{path}: missing template parameters: {listed}; supply them '
-                             'as parameters (e.g. --param name=value)')
+        loader.errors.insert(0, f'{shown(str(path))}: missing template parameters: {listed}; '
+                             'supply them as parameters (e.g. --param name=value)')
     entities = _unique_names(world.entities, loader)
     wires = tuple(w for w in (_wire(node, entities) for node in world.wires) if w is not None)
     if loader.errors:
@@ -280,6 +286,27 @@ def load_world(path: Path, parameters: Mapping[str, str] | None, strict: bool) -
                  contact_defaults=world.contact_defaults,
                  material_pairs=tuple(world.material_pairs), wires=wires,
                  warnings=tuple(loader.warnings), metadata=loader.metadata)
+
+
+def _shown_paths(path: Path, shown_as: Path) -> Callable[[str], str]:
+    """Rewrites a location under ``path``'s folder to start with ``shown_as``'s folder."""
+    folder = str(path.parent) + os.sep
+    shown_folder = '' if str(shown_as.parent) == '.' else str(shown_as.parent) + os.sep
+
+    def shown(location: str) -> str:
+        return shown_folder + location[len(folder):] if location.startswith(folder) else location
+    return shown
+
+
+def _parameter_hint(name: str, scope: Mapping[str, str], loader: _Loader) -> str:
+    """'; did you mean ...' for a missing ``@@name``: a given parameter that looks like a typo
+    of it, or a defined one that it looks like a typo of."""
+    given = [p for p in loader.user_parameters if p not in loader.missing]
+    match = difflib.get_close_matches(name, given, n=1)
+    if match:
+        return f'; {match[0]} was given: did you mean {name}?'
+    match = difflib.get_close_matches(name, [p for p in scope if p not in loader.missing], n=1)
+    return f'; did you mean @@{match[0]}?' if match else ''
 
 
 def _collect_parameters(root: etree._Element, path: Path, loader: _Loader) -> dict[str, str]:
@@ -315,7 +342,8 @@ def _include_path(node: Node) -> Path | None:
             node.used.add(name)
             raw = node.attributes[name][1].replace('[THIS_DIR]', str(node.file.parent))
             path = Path(raw)
-            return Path(os.path.normpath(path if path.is_absolute() else node.file.parent / path))
+            # not normalised: messages name the file as the user's path leads to it
+            return path if path.is_absolute() else node.file.parent / path
     return None
 
 
@@ -404,6 +432,9 @@ def _array(node: Node, world: _World) -> None:
     start, end = node.integer('start'), node.integer('end')
     increment = node.integer('increment', 1)
     node.finish(tuple(OBJECTS) + ('array',))
+    if any(expressions.missing_parameters(value, node.scope)
+           for key, (_, value) in node.attributes.items() if key != 'idx'):
+        return  # listed with all missing template parameters
     if not name or start is None or end is None or not increment:
         node.error('<array> needs idx="@@name", integer start, end and a non-zero increment')
         return

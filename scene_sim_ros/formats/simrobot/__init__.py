@@ -50,7 +50,8 @@ Mapping to the scene model:
 
 Errors (missing include, unknown ref, unknown unit, missing required attribute, unresolved
 placeholder, include cycle, bad XML) are collected and raised as one ``SceneLoadError`` whose
-message starts with ``file:line:``. Unknown elements and attributes are warnings
+message starts with ``file:line:``. Names no SimRobot grammar knows are errors with the closest known
+name (see :mod:`.expand`); known elements and attributes out of place are warnings
 (``Scene.warnings``), errors with ``strict=True``.
 """
 
@@ -106,7 +107,9 @@ def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
     for extra in document.scenes[1:]:
         diag.error('a second <Scene> element', extra.file, extra.line)
     diag.raise_if_errors()
-    scene_inst = Expander(document, diag).expand(document.scenes[0], _root_scope(parameters))
+    expander = Expander(document, diag)
+    expander.check_top_level()
+    scene_inst = expander.expand(document.scenes[0], _root_scope(parameters))
     if scene_inst is None:
         diag.raise_if_errors()
     assert scene_inst is not None

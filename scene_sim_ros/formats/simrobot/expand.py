@@ -18,10 +18,20 @@ SimRobot's rules, as implemented in its parser:
   applies them in document order; the results differ only for a placeholder used before the
   ``Set`` that defines it in the same element, which SimRobot would resolve further out).
 - Unresolved placeholders are errors (SimRobot leaves them in the text and fails later).
+
+Names (SimRobot's parser rejects what its element table does not know): an element or an
+attribute that no SimRobot grammar we support knows (Core2 ``.ros2``, Core3 ``.ros3`` with PBR
+``Surface``, ``Material`` friction attributes, ``Light`` intensity) is an error naming the
+closest known name (``unknown element <BoxGeomtry> (did you mean <BoxGeometry>?)``); a
+misspelled attribute is reported as itself, not as the required attribute it hides. A known
+element or attribute in a place where it does not belong is a warning (an error with
+``strict``), as are SimRobot's ODE-era names the element no longer takes.
 """
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from pathlib import Path
 
 from .elements import GRAMMAR, SIMULATION, ElementSpec
@@ -30,13 +40,39 @@ from .values import (BadValue, Scope, parse_bool, parse_color, parse_integer, pa
                      substitute)
 
 ALWAYS_ALLOWED = frozenset({'name', 'ref'})
+# attributes of the SimRobotCore3 grammar (.ros3) that the element table may not list (yet):
+# PBR Surface, Material friction, Light intensity (docs: SimRobot >= 3316d64)
+CORE3_ATTRIBUTES = frozenset({'albedo', 'alpha', 'metallic', 'roughness', 'ambient', 'texture',
+                              'friction', 'rollingFriction', 'intensity', 'color'})
+
+
+def known_attributes() -> frozenset[str]:
+    """Every attribute name some supported SimRobot grammar knows."""
+    names = set(ALWAYS_ALLOWED) | CORE3_ATTRIBUTES
+    for spec in GRAMMAR.values():
+        names |= spec.attributes
+    return frozenset(names)
+
+
+def closest(word: str, *candidate_lists: Iterable[str]) -> str | None:
+    """The closest of the candidates (the first list with a close match wins), or None."""
+    for candidates in candidate_lists:
+        match = difflib.get_close_matches(word, sorted(set(candidates)), n=1, cutoff=0.6)
+        if match:
+            return match[0]
+    return None
+
+
+def _element_hint(tag: str, preferred: Iterable[str] = ()) -> str:
+    match = closest(tag, preferred, GRAMMAR)
+    return f' (did you mean <{match}>?)' if match else ''
 
 
 class Instance:
     """One expanded element: resolved attributes, children and the scope it defines."""
 
     __slots__ = ('tag', 'spec', 'node', 'attrs', 'origins', 'children', 'texts', 'scope', 'diag',
-                 'unknown', 'broken')
+                 'unknown', 'broken', 'misspelled')
 
     def __init__(self, tag: str, spec: ElementSpec, node: Node, attrs: dict[str, str],
                  origins: dict[str, Node], scope: Scope, diag: Diagnostics):
@@ -51,6 +87,7 @@ class Instance:
         self.diag = diag
         self.unknown: dict[str, str] = {}  # unexpected attributes, unresolved, for metadata
         self.broken: set[str] = set()  # attributes with unresolved placeholders (reported once)
+        self.misspelled: set[str] = set()  # missing attributes whose misspelling was reported
 
     def __repr__(self) -> str:
         return f'<{self.tag} {self.attrs}>'
@@ -80,7 +117,7 @@ class Instance:
         if key in self.broken:
             return None
         value = self.attrs.get(key)
-        if value is None and required:
+        if value is None and required and key not in self.misspelled:
             self.error(f'missing required attribute "{key}" of <{self.tag}>')
         return value
 
@@ -167,6 +204,38 @@ class Expander:
     def __init__(self, document: Document, diag: Diagnostics):
         self.document = document
         self.diag = diag
+        self.known_attributes = known_attributes()
+
+    def check_top_level(self) -> None:
+        """Unknown element names among the top-level elements of the main file and the
+        definitions of included ones (the Scene's own descendants are checked as expanded)."""
+        seen: set[int] = set()
+        for node in [*self.document.top_level, *self.document.definitions.values()]:
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if node.tag not in GRAMMAR:
+                self.diag.error(f'unknown element <{node.tag}>'
+                                + _element_hint(node.tag, (t for t, s in GRAMMAR.items()
+                                                           if s.cls in SIMULATION.repeatable)),
+                                node.file, node.line)
+
+    def _check_attribute(self, key: str, tag: str, spec: ElementSpec, given: Iterable[str],
+                         origin: Node, misspelled: set[str]) -> None:
+        """Report attribute ``key`` that ``spec`` does not take: an error if no grammar knows
+        it (with the closest name), else a warning."""
+        own = spec.attributes | ALWAYS_ALLOWED
+        if key in self.known_attributes:
+            match = closest(key, own - {key})
+            hint = f' (did you mean "{match}"?)' if match else ''
+            self.diag.warn(f'unexpected attribute "{key}" of <{tag}>{hint}', origin.file,
+                           origin.line)
+            return
+        match = closest(key, own, self.known_attributes)
+        hint = f' (did you mean "{match}"?)' if match else ''
+        self.diag.error(f'unknown attribute "{key}" of <{tag}>{hint}', origin.file, origin.line)
+        if match is not None and match not in given:
+            misspelled.add(match)
 
     def _resolve(self, text: str, scope: Scope | None, node: Node, key: str,
                  broken: set[str] | None = None) -> str:
@@ -185,8 +254,10 @@ class Expander:
             name = self._resolve(current.attrs['ref'], scope, current, 'ref')
             target = self.document.definitions.get((node.tag, name))
             if target is None:
-                self.diag.error(f'unknown reference: no top-level <{node.tag} name="{name}">',
-                                current.file, current.line)
+                match = closest(name, (n for t, n in self.document.definitions if t == node.tag))
+                hint = f' (did you mean "{match}"?)' if match else ''
+                self.diag.error(f'unknown reference: no top-level <{node.tag} name="{name}">'
+                                f'{hint}', current.file, current.line)
                 return None
             if target is node or target in chain:
                 self.diag.error(f'looping reference "{name}" of <{node.tag}>',
@@ -213,13 +284,12 @@ class Expander:
         attrs: dict[str, str] = {}
         unknown: dict[str, str] = {}
         broken: set[str] = set()
+        misspelled: set[str] = set()
         for key, value in raw.items():
             if key == 'ref':
                 continue
             if key not in spec.attributes and key not in ALWAYS_ALLOWED:
-                origin = origins[key]
-                self.diag.warn(f'unexpected attribute "{key}" of <{node.tag}>',
-                               origin.file, origin.line)
+                self._check_attribute(key, node.tag, spec, raw, origins[key], misspelled)
                 unknown[key] = value
                 continue
             attrs[key] = self._resolve(value, parent_scope, origins[key], key, broken)
@@ -227,6 +297,7 @@ class Expander:
         instance = Instance(node.tag, spec, node, attrs, origins, scope, self.diag)
         instance.unknown = unknown
         instance.broken = broken
+        instance.misspelled = misspelled
         pending = self._gather_children(instance, passes, scope)
         for child in pending:
             expanded = self.expand(child, scope, spec)
@@ -246,7 +317,9 @@ class Expander:
             for child in source.children:
                 child_spec = GRAMMAR.get(child.tag)
                 if child_spec is None:
-                    self.diag.warn(f'unknown element <{child.tag}>', child.file, child.line)
+                    self.diag.error(f'unknown element <{child.tag}>' + _element_hint(
+                        child.tag, (t for t, s in GRAMMAR.items() if s.cls in spec.children)),
+                        child.file, child.line)
                     continue
                 cls = child_spec.cls
                 if cls not in spec.children:
@@ -277,14 +350,16 @@ class Expander:
     def _apply_set(self, node: Node, scope: Scope) -> None:
         name = node.attrs.get('name')
         value = node.attrs.get('value')
-        if name is None or value is None:
-            missing = 'name' if name is None else 'value'
-            self.diag.error(f'missing required attribute "{missing}" of <Set>',
-                            node.file, node.line)
-            return
+        misspelled: set[str] = set()
         for key in node.attrs:
             if key not in ('name', 'value'):
-                self.diag.warn(f'unexpected attribute "{key}" of <Set>', node.file, node.line)
+                self._check_attribute(key, 'Set', GRAMMAR['Set'], node.attrs, node, misspelled)
+        if name is None or value is None:
+            missing = 'name' if name is None else 'value'
+            if missing not in misspelled:
+                self.diag.error(f'missing required attribute "{missing}" of <Set>',
+                                node.file, node.line)
+            return
         name = self._resolve(name, scope, node, 'name')
         if name not in scope.values:
             scope.values[name] = self._resolve(value, scope, node, 'value')

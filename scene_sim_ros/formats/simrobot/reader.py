@@ -99,7 +99,7 @@ def parse_xml_text(data: bytes | str, file: str, diag: Diagnostics) -> Node | No
     try:
         root = etree.fromstring(data, _hardened_parser())
     except etree.XMLSyntaxError as err:
-        diag.error(f'malformed XML: {err.msg}', file, err.lineno)
+        diag.error(f'not well-formed XML: {err.msg}', file, err.lineno)
         return None
     return _convert(root, file, diag)
 

@@ -55,7 +55,8 @@ from .mapping import (Y_UP_TO_Z_UP, Context, EntityBuilder, EntityDraft, build_e
                       contact_pairs, gravity, light, node_pose, unique)
 from .nodes import Node
 from .parser import Document, parse_file
-from .protos import ProtoLibrary, search_path
+from . import fields
+from .protos import BASE_NODES, ProtoLibrary, search_path
 
 ROBOT_FIELDS = frozenset({'controller', 'controllerArgs', 'supervisor', 'extensionSlot',
                           'bodySlot', 'toolSlot', 'sensorSlot'})
@@ -102,6 +103,8 @@ class _World:
                 self.background = (*sky[0], 1.0)  # type: ignore[assignment]
         elif node.type == 'Shape':
             self.decoration(node, pose)
+        elif node.type not in BASE_NODES:
+            pass  # an unknown node: reported with the closest known type by _check_names
         elif node.type not in IGNORED_TOP_LEVEL and node.type != 'WorldInfo':
             self.context.warn(node, f'{node.type} at the top level is not supported; ignored')
 
@@ -153,6 +156,18 @@ def _raise_collected(context: Context, library: ProtoLibrary) -> None:
     raise SceneLoadError('\n'.join([first, *rest]))
 
 
+def _check_names(nodes: list[Node], library: ProtoLibrary, context: Context) -> None:
+    """Typos, as Webots reports them: unknown node types and unknown fields of built-in nodes
+    (warnings that name the closest known name; errors with ``strict``)."""
+    known_types = set(BASE_NODES)
+    for document in library.documents.values():
+        known_types |= set(document.protos) | set(document.externprotos)
+    for node in library.unknown:
+        context.warn(node, f'unknown node {node.type}' + fields.hint(node.type, known_types, '')
+                     + '; skipped')
+    fields.check_fields(nodes, lambda node, name, message: context.warn(node, message, name))
+
+
 def _proto_instance(document: Document, path: Path) -> list[Node]:
     if not document.protos:
         raise SceneLoadError('the file defines no PROTO', path)
@@ -168,11 +183,13 @@ def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
     document = parse_file(path)
     context = Context(str(path), False, strict)
     library = ProtoLibrary(search_path(parameters.get('webots.proto_path')),
-                           lambda file, line, message: context.warnings.append(
+                           lambda file, line, message: (
+                               context.errors if strict else context.warnings).append(
                                f'{file}:{line}: {message}'))
     library.add(document)
     top = _proto_instance(document, path) if path.suffix.lower() == '.proto' else document.nodes
     nodes = library.expand_all(top)
+    _check_names(nodes, library, context)
     world_info = next((n for n in nodes if n.type == 'WorldInfo'), None)
     context.y_up = _y_up(document, world_info)
     info = world_info or Node('WorldInfo')

@@ -27,6 +27,7 @@ from ...scene.transforms import (IDENTITY, Pose, Vec3, normalized, quat_conjugat
 from .geometry import GEOMETRY_HANDLERS, GeometryContext, centroid_of, inertia_of, plane_visual, \
     volume
 from .nodes import Node
+from .protos import BASE_NODES
 
 # Before R2022a cameras, range finders and lidars looked along -z with y up; our sensor frame
 # looks along +x with z up: x_sensor = -z_device, y_sensor = -x_device, z_sensor = y_device.
@@ -215,8 +216,9 @@ class EntityBuilder:
                 self.context.warn_once(child, f'{child.type} is not simulated; only its shapes '
                                        'are kept')
                 self.children(child.nodes('children'), link, pose * node_pose(child))
-            else:
-                self.context.warn(child, f'unknown node {child.type}; ignored')
+            elif child.type in BASE_NODES:
+                self.context.warn(child, f'{child.type} is not supported here; ignored')
+            # else: an unknown node type, reported once by the loader with the closest name
 
     def missing(self, node: Node) -> None:
         message = f'PROTO {node.type} is not available locally ({node.missing_url})'

@@ -15,6 +15,8 @@ template has been evaluated (see :mod:`.template`).
 
 from __future__ import annotations
 
+import difflib
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -191,8 +193,10 @@ class Parser:
         if token.text == 'USE':
             name = self.expect_ident('a DEF name')
             if name.text not in self.defs:
-                raise self.fail(f'USE {name.text}: no node was defined with DEF {name.text}',
-                                name)
+                match = difflib.get_close_matches(name.text, sorted(self.defs), n=1)
+                hint = f' (did you mean {match[0]}?)' if match else ''
+                raise self.fail(f'USE {name.text}: no node was defined with DEF {name.text}'
+                                f'{hint}', name)
             return self.defs[name.text]
         def_name = None
         if token.text == 'DEF':

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import SceneLoadError
+from . import fields
 from .nodes import IsRef, Node, Value
 from .parser import Document, ProtoDef, parse_file, parse_text
 from .template import evaluate
@@ -58,6 +59,7 @@ class ProtoLibrary:
         self.documents: dict[str, Document] = {}
         self.file_cache: dict[Path, Document] = {}
         self.missing: dict[str, str] = {}  # PROTO name -> URL, in order of first use
+        self.unknown: list[Node] = []  # instances of a type neither built in nor a PROTO found
 
     def add(self, document: Document) -> None:
         self.documents[document.file] = document
@@ -124,6 +126,8 @@ class ProtoLibrary:
                 return result
             if isinstance(found, str):
                 node.missing_url = found
+            elif found is None and node not in self.unknown:
+                self.unknown.append(node)
         memo[id(node)] = node
         for value in node.fields.values():
             if isinstance(value, Value):
@@ -136,7 +140,8 @@ class ProtoLibrary:
         for name, value in instance.fields.items():
             if name not in proto.fields:
                 self.warn(instance.file, instance.where(name)[1],
-                          f'PROTO {proto.name} has no field {name!r}')
+                          f'PROTO {proto.name} has no field {name!r}; skipped'
+                          + fields.hint(name, proto.fields))
                 continue
             if isinstance(value, IsRef):
                 raise instance.error(f'{instance.type}.{name} IS {value.name} outside a PROTO '

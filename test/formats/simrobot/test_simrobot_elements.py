@@ -21,7 +21,7 @@ def test_scene_attributes_are_kept(scene_of) -> None:
     scene = scene_of('<QuickSolver iterations="50" skip="2"/>',
                      scene_attributes=' controller="C" stepLength="0.012s" gravity="-5m/s^2" '
                      'color="#102030" ERP="0.2" CFM="0.001" bodyCollisions="false" '
-                     'contactSoftERP="0.3" slip1="0.1" futureThing="7"')
+                     'contactSoftERP="0.3" slip1="0.1" iterations="7"')
     assert scene.format == 'simrobot'
     assert scene.name == 'Test'
     assert scene.gravity == (0.0, 0.0, -5.0)
@@ -31,8 +31,9 @@ def test_scene_attributes_are_kept(scene_of) -> None:
     assert scene.metadata['contactSoftERP'] == 0.3
     assert scene.metadata['slip1'] == 0.1
     assert scene.metadata['quick_solver'] == {'iterations': 50, 'skip': 2}
-    assert scene.metadata['scene_attributes'] == {'futureThing': '7'}
-    assert any('futureThing' in w for w in scene.warnings)
+    # an attribute of another element (QuickSolver's) is kept, with a warning
+    assert scene.metadata['scene_attributes'] == {'iterations': '7'}
+    assert any('unexpected attribute "iterations" of <Scene>' in w for w in scene.warnings)
 
 
 def test_scene_step_length_with_unit(scene_of) -> None:
@@ -394,14 +395,18 @@ def test_ros3_extension_loads_with_same_grammar(scene_of) -> None:
     assert scene.entity('b').mass == pytest.approx(1.0)
 
 
-def test_unknown_elements_and_attributes_warn_or_fail_in_strict_mode(scene_of) -> None:
-    body = '<Body name="b" colour="red"><SphereMass value="1kg" radius="0.1"/><Gadget/></Body>'
+def test_misplaced_elements_and_attributes_warn_or_fail_in_strict_mode(scene_of) -> None:
+    """Names some SimRobot element takes, in the wrong place: warnings (errors if strict).
+    Names no grammar knows are errors: test_simrobot_typos.py."""
+    body = ('<Body name="b" radius="1"><SphereMass value="1kg" radius="0.1"/>'
+            '<Deflection min="0" max="1"/></Body>')
     scene = scene_of(body)
     assert len(scene.warnings) == 2
-    assert any('test.ros2:' in w and 'unknown element <Gadget>' in w for w in scene.warnings)
-    assert any('unexpected attribute "colour"' in w for w in scene.warnings)
+    assert any('test.ros2:' in w and 'unexpected element <Deflection> in <Body>' in w
+               for w in scene.warnings)
+    assert any('unexpected attribute "radius" of <Body>' in w for w in scene.warnings)
     from scene_sim_ros.errors import SceneLoadError
-    with pytest.raises(SceneLoadError, match='Gadget'):
+    with pytest.raises(SceneLoadError, match='Deflection'):
         scene_of(body, name='strict.ros2', strict=True)
 
 

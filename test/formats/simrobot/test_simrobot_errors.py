@@ -65,7 +65,7 @@ def test_include_cycle(write_file) -> None:
 
 def test_malformed_xml_has_line(write_file) -> None:
     path = write_file('bad.ros2', '<Simulation>\n<Scene>\n</Simulation>')
-    with pytest.raises(SceneLoadError, match=r'bad\.ros2:3: malformed XML'):
+    with pytest.raises(SceneLoadError, match=r'bad\.ros2:3: not well-formed XML'):
         load(path)
 
 
