@@ -68,10 +68,14 @@ class Extras:
         node.declare_parameter('supervisor_rate', 30.0, ParameterDescriptor(
             description='Hz of sim time of <entity>/center_of_mass and <entity>/contacts',
             read_only=True))
-        node.declare_parameter('supervisor_topics', Parameter.Type.STRING_ARRAY,
-            ParameterDescriptor(description='entities that get <entity>/center_of_mass and '
-                                '<entity>/contacts (default: none)',
-                                type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True))
+        descriptor = ParameterDescriptor(
+            description='entities that get <entity>/center_of_mass and <entity>/contacts '
+            '(default: none)', type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True)
+        declare_string_array = getattr(node, '_declare_string_array', None)
+        if declare_string_array is not None:  # typed [] as the value (bulk GetParameters)
+            declare_string_array('supervisor_topics', [], descriptor)
+        else:
+            node.declare_parameter('supervisor_topics', Parameter.Type.STRING_ARRAY, descriptor)
         try:
             self.topic_entities = set(node.get_parameter('supervisor_topics').value or [])
         except ParameterUninitializedException:  # not set (a typed parameter without a value)
