@@ -36,6 +36,7 @@ from .materials import fit_materials
 from .meshes import default_mesh_dir
 from .motors import EFFORT, POSITION
 from .shapes import ShapeCache
+from .guard import ExplosionGuard
 from .torque_servos import substeps_for
 
 # Game.ros2, 14 NAOs standing 10 s: 10 iterations let them fall (27 cm), 20 hold within 1.7 cm,
@@ -100,6 +101,7 @@ class Simulation:
         self._readers: dict[tuple[str, str], Any] = {}
         self._pushes: list[_Push] = []
         self._steps = 0
+        self._guard = ExplosionGuard(self)
         _prepare_rendering(self, scene)  # before any body: the EGL plugin only sees later shapes
         self._load(scene.entities)
 
@@ -213,6 +215,7 @@ class Simulation:
                 self._apply_pushes(last=sub == 1)
                 pb.stepSimulation(physicsClientId=self.client)
             self._steps += 1
+            self._guard.check(self._steps)
             for reader in list(self._readers.values()):
                 reader.after_step()
 
@@ -341,10 +344,12 @@ class Simulation:
         if index < 0:
             position, orientation = pb.getBasePositionAndOrientation(
                 built.body, physicsClientId=self.client)
+            self._guard.require_finite(built.name, (*position, *orientation))
             return Pose(position, orientation) * built.inertial_inverse[-1]
         # the centre-of-mass frame comes in double precision, the link frame [4:6] in float
         state = pb.getLinkState(built.body, index, computeForwardKinematics=1,
                                 physicsClientId=self.client)
+        self._guard.require_finite(built.name, (*state[0], *state[1]))
         return Pose(state[0], state[1]) * built.inertial_inverse[index]
 
     def link_poses(self, entity: str) -> dict[str, Pose]:
@@ -616,6 +621,7 @@ class Simulation:
         self._readers.clear()
         self._pushes.clear()
         self._steps = 0
+        self._guard.reset()
         self.rng = np.random.default_rng(self.seed)
         _invalidate_renders(self)
         self._load(entities)
