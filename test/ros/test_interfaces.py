@@ -42,7 +42,7 @@ def _share_directory(package: str) -> Path:
     return Path(sys.prefix) / 'share' / package
 
 
-@pytest.mark.parametrize('package', ['tf2_msgs', 'simulation_interfaces'])
+@pytest.mark.parametrize('package', ['tf2_msgs', 'simulation_interfaces', 'control_msgs'])
 def test_type_hashes_equal_the_standard(package):
     """RIHS01 type hashes (over names, types and order of all fields) equal upstream's builds.
 
@@ -57,3 +57,17 @@ def test_type_hashes_equal_the_standard(package):
     expected = {k: v for k, v in EXPECTED_HASHES.items() if k.startswith(package + '/')}
     assert expected, 'no expected hashes for ' + package
     assert {k: seen.get(k) for k in expected} == expected
+
+
+def test_control_msgs_follow_joint_trajectory_is_the_kilted_layout():
+    """control_msgs 6.x (kilted): feedback has ``index``; the result codes of JTC."""
+    from control_msgs.action import FollowJointTrajectory
+    from control_msgs.msg import JointComponentTolerance, JointTrajectoryControllerState
+
+    result = FollowJointTrajectory.Result
+    assert (result.SUCCESSFUL, result.INVALID_GOAL, result.INVALID_JOINTS,
+            result.OLD_HEADER_TIMESTAMP, result.PATH_TOLERANCE_VIOLATED,
+            result.GOAL_TOLERANCE_VIOLATED) == (0, -1, -2, -3, -4, -5)
+    assert FollowJointTrajectory.Feedback().index == 0
+    assert JointComponentTolerance.ROTATION == 5
+    assert JointTrajectoryControllerState().speed_scaling_factor == 0.0
