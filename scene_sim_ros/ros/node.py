@@ -55,6 +55,8 @@ from .mobile_base import declare_parameters as declare_mobile_base_parameters
 from .names import DEFAULT_FORWARD_CONTROLLERS, instance_frame_prefix, shared_topic
 from .stepper import Stepper
 from .tf import DynamicTransforms, FrameNames, StaticTransforms, entity_frames, set_transform
+from . import trajectory_action
+from .robot_description import publish_robot_description
 
 NODE_NAME = 'scene_sim'
 
@@ -189,6 +191,7 @@ class SimNode(Node):
         for entity in self.scene.entities:
             self.add_entity(entity)
         self._publish_descriptions(self._bridge_list)
+        publish_robot_description(self)  # robot_description, joint_states in the namespace
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.extensions = self._load_extensions()
         self.get_logger().info(
@@ -406,6 +409,7 @@ class SimNode(Node):
         simulation first; once the node runs, call this on the physics thread."""
         bridge = EntityBridge(self, entity)
         self.bridges[entity.name] = bridge
+        trajectory_action.attach(self, bridge)  # <entity>/joint_trajectory_controller/...
         self._bridge_list = list(self.bridges.values())
         frames = entity_frames(entity, self.frames, links=self.publish_link_tf)
         bridge.frames = frames
@@ -426,6 +430,7 @@ class SimNode(Node):
     def remove_entity(self, name: str) -> None:
         """Take down the topics and frames of entity ``name`` (physics thread once running)."""
         bridge = self.bridges.pop(name)
+        trajectory_action.detach(self, name)
         self._bridge_list = list(self.bridges.values())
         self.dynamic_tf.set_entities(b.frames for b in self._bridge_list if b.moves)
         self.static_tf.remove(bridge.static_frames)
