@@ -232,3 +232,27 @@ def test_robot_description_and_joint_states_in_the_node_namespace(client, sim_no
     assert '<limit lower=' in description[0].data
     states = wait_for_messages(client, JointState, '/joint_states', count=2)
     assert list(states[-1].name) == JOINTS
+
+
+def test_moveit_snippet_names_the_served_action_and_joints(client, sim_node):
+    """config/moveit_controllers_snippet.yaml: MoveIt's action name (<controller>/<action_ns>)
+    is on the graph and its joints are the arm's."""
+    from pathlib import Path
+
+    import yaml
+
+    config = yaml.safe_load((Path(__file__).resolve().parents[2] / 'config'
+                             / 'moveit_controllers_snippet.yaml').read_text())
+    manager = config['moveit_simple_controller_manager']
+    (name,) = manager['controller_names']
+    controller = manager[name]
+    assert controller['type'] == 'FollowJointTrajectory'
+    assert controller['joints'] == JOINTS
+    action = f'/{name}/{controller["action_ns"]}'
+    assert action == ACTION
+
+    def served():
+        from rclpy.action import get_action_names_and_types
+        return (action, ['control_msgs/action/FollowJointTrajectory']) in \
+            get_action_names_and_types(client)
+    assert spin_until(client, served, 10.0)
