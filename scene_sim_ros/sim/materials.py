@@ -24,8 +24,9 @@ Rolling friction: the scene gives a deceleration (m/s^2) of a rolling body (SimR
 ``rollingFriction * stepLength`` from the velocity of a sphere, capsule or cylinder per contact
 step). Bullet's rolling friction limits the relative angular velocity with a torque of
 ``mu_r * N``; for a solid ball of radius r rolling without slipping on a level floor that torque
-decelerates it at ``a = mu_r * g / (1.4 r)`` (``m a = -F``, ``I a / r = F r - mu_r m g``,
-``I = 0.4 m r^2``; measured in PyBullet: mu_r 0.001 and 0.00357 at r 0.05 m give 0.140 and
+decelerates it at ``a = mu_r * g / ((1 + I / (m r^2)) r)`` (``m a = -F``,
+``I a / r = F r - mu_r m g``), with the body's own inertia I (a solid ball, ``I = 0.4 m r^2``:
+``a = mu_r g / (1.4 r)``; measured in PyBullet: mu_r 0.001 and 0.00357 at r 0.05 m give 0.140 and
 0.500 m/s^2, as predicted). The fit works on decelerations, with materials only static entities
 use held at 0 (the floor does not roll: the pair's value goes to the rolling body), and
 :func:`rolling_coefficient` turns a link's fitted value into Bullet's ``mu_r`` with the radius
@@ -35,11 +36,14 @@ of its first round collision shape; links without one get 0, as in SimRobot.
 from __future__ import annotations
 
 import math
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..scene import Capsule, Cylinder, Link, Scene, Sphere
+from ..scene.transforms import quat_rotate
 
 DEFAULT_MATERIAL = ''
 SOLID_BALL_ROLLING_FACTOR = 1.4  # 1 + I / (m r^2) of a solid sphere
@@ -59,13 +63,35 @@ class LinkContact:
 
 def rolling_coefficient(link: Link, deceleration: float, gravity: float) -> float:
     """Bullet's rolling friction coefficient of ``link`` for a fitted ``deceleration`` (m/s^2):
-    ``1.4 r a / g`` with the radius of its first round collision shape, 0 without one."""
+    ``(1 + I / (m r^2)) r a / g`` with the radius r of its first round collision shape and the
+    link's own moment of inertia I about the rolling axis (:func:`rolling_factor`), 0 without
+    a round shape."""
     if deceleration <= 0.0 or gravity <= 0.0:
         return 0.0
     for collision in link.collisions:
         if isinstance(collision.shape, ROUND_SHAPES):
-            return SOLID_BALL_ROLLING_FACTOR * collision.shape.radius * deceleration / gravity
+            radius = collision.shape.radius
+            return rolling_factor(link, collision) * radius * deceleration / gravity
     return 0.0
+
+
+def rolling_factor(link: Link, collision: Any) -> float:
+    """``1 + I / (m r^2)`` of ``link`` rolling on ``collision`` (a sphere: I the mean principal
+    moment; a cylinder or capsule: the moment about its axis). A solid ball gives 1.4, B-Human's
+    ball (0.045 kg, inertia of a 5 mm sphere, 50 mm radius) 1.004. Without mass or inertia:
+    :data:`SOLID_BALL_ROLLING_FACTOR`."""
+    mass = link.inertial.mass
+    radius = collision.shape.radius
+    xx, xy, xz, yy, yz, zz = link.inertial.inertia
+    if mass <= 0.0 or radius <= 0.0 or max(xx, yy, zz) <= 0.0:
+        return SOLID_BALL_ROLLING_FACTOR
+    if isinstance(collision.shape, Sphere):
+        moment = (xx + yy + zz) / 3.0
+    else:
+        axis = np.array(quat_rotate(collision.pose.orientation, (0.0, 0.0, 1.0)))
+        tensor = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+        moment = float(axis @ tensor @ axis)
+    return 1.0 + moment / (mass * radius * radius)
 
 
 def link_material(link: Link) -> str:
@@ -76,11 +102,13 @@ def link_material(link: Link) -> str:
     return DEFAULT_MATERIAL
 
 
-def fit_materials(scene: Scene, extra_materials: set[str] = frozenset()) -> dict[str, LinkContact]:
+def fit_materials(scene: Scene,
+                  extra_materials: AbstractSet[str] = frozenset()) -> dict[str, LinkContact]:
     """Per-material coefficients for every material used by a link of ``scene`` (and
     ``extra_materials``) plus the default material ''."""
     used = {DEFAULT_MATERIAL, *extra_materials}
-    static, movable = set(), set()
+    static: set[str] = set()
+    movable: set[str] = set()
     for entity in scene.entities:
         materials = {link_material(link) for link in entity.links}
         used.update(materials)
@@ -149,7 +177,7 @@ def _fit_product(names: list[str], pairs: list[tuple[str, str, float]],
 
 def _fit_rolling(names: list[str], pairs: list[tuple[str, str, float]],
                  friction: dict[str, float], default: float,
-                 not_rolling: set[str] = frozenset()) -> dict[str, float]:
+                 not_rolling: AbstractSet[str] = frozenset()) -> dict[str, float]:
     """Rolling coefficients r with r_a * f_b + r_b * f_a ~ value_ab (least squares, >= 0),
     each material weakly pulled towards giving ``default`` against itself; materials in
     ``not_rolling`` are 0."""
