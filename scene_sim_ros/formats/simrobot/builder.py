@@ -108,6 +108,9 @@ class SceneBuilder:
         self.entities: list[Entity] = []
         self.entity_names: set[str] = set()
         self.frictions: dict[tuple[str, str], dict[str, float]] = {}
+        self.material_friction: dict[str, float] = {}  # Material friction="" (HEAD grammar)
+        self.materials: set[str] = set()
+        self._warned: set[tuple[str, str]] = set()
         self.empty_compounds: list[str] = []
         self.body_collisions = True
 
@@ -273,16 +276,36 @@ class SceneBuilder:
         shape = inst.spec.build(inst)
         surface = inst.first('surface')
         if shape is not None and surface is not None:
-            color = surface_color(surface)
-            link.visuals.append(Visual(shape, frame, color, surface.path('diffuseTexture'),
-                                       inst.string('name')))
+            color = surface_color(surface, self._warn_once)
+            texture = surface.path('texture' if 'texture' in surface.attrs else 'diffuseTexture')
+            link.visuals.append(Visual(shape, frame, color, texture, inst.string('name')))
         for child in inst.all('appearance'):
             self.add_appearance(link, child, frame)
+
+    def _warn_once(self, inst: Instance, key: str, message: str) -> None:
+        """A warning for an attribute that is understood but not simulated, once per
+        element and attribute name in a load."""
+        if (inst.tag, key) not in self._warned:
+            self._warned.add((inst.tag, key))
+            inst.warn(message, key)
 
     def register_material(self, inst: Instance) -> str | None:
         name = inst.string('name')
         if not name:
             return None
+        # SimRobot HEAD grammar: the material's own coefficients (MuJoCo priority 1: they hold
+        # against every material; two of them mix by the larger value)
+        own = self.material_friction
+        self.materials.add(name)
+        if 'friction' in inst.attrs and name not in own:
+            value = inst.number('friction', UNITLESS)
+            if value < 0.0:
+                inst.error('attribute "friction" of <Material> must not be negative', 'friction')
+            own[name] = max(0.0, value)
+        if 'rollingFriction' in inst.attrs:
+            self._warn_once(inst, 'rollingFriction', 'attribute "rollingFriction" of <Material> '
+                            '(MuJoCo rolling friction, a length) is not simulated; use '
+                            '<RollingFriction> (a deceleration) for rolling bodies')
         for child in inst.all('friction'):
             other = child.string('material', required=True)
             value = child.number('value', UNITLESS, 1.0, required=True)
@@ -294,8 +317,18 @@ class SceneBuilder:
         return name
 
     def material_pairs(self) -> tuple[MaterialPair, ...]:
+        frictions = {pair: dict(values) for pair, values in self.frictions.items()}
+        own = self.material_friction
+        others = sorted(self.materials | {''})
+        for name, value in own.items():
+            for other in others:
+                if other == name and other not in own:
+                    continue
+                pair = (name, other) if name <= other else (other, name)
+                mixed = max(value, own.get(other, value))
+                frictions.setdefault(pair, {}).setdefault('friction', mixed)
         return tuple(MaterialPair(a, b, values.get('friction'), values.get('rolling_friction'))
-                     for (a, b), values in sorted(self.frictions.items()))
+                     for (a, b), values in sorted(frictions.items()))
 
     def add_sensor(self, parts: _EntityParts, link: _LinkParts, inst: Instance,
                    pose: Pose) -> None:
@@ -362,15 +395,30 @@ class SceneBuilder:
         return (low, high), initial
 
 
-def surface_color(surface: Instance) -> tuple[float, float, float, float]:
+def surface_color(surface: Instance, warn_once: Any = None) -> tuple[float, float, float, float]:
     """The one colour a visual gets from a ``Surface``.
 
-    The model (like PyBullet's renderers) shades a single colour per visual. SimRobot lights a
-    surface with its ambient and diffuse colours separately, and some surfaces are visible only
-    through the ambient term (B-Human's field: black diffuse, green ambient). Per channel the
-    larger of the two keeps such surfaces visible and leaves ordinary ones (ambient darker than
-    diffuse) as they are; alpha comes from the diffuse colour.
+    SimRobot HEAD (PBR): ``albedo`` with ``alpha`` (default 1) as its alpha; ``metallic``,
+    ``roughness`` and ``ambient`` are understood but not rendered (one warning each).
+    Older grammar: SimRobot lights a surface with its ambient and diffuse colours separately,
+    and some surfaces are visible only through the ambient term (B-Human's field: black
+    diffuse, green ambient). Per channel the larger of the two keeps such surfaces visible and
+    leaves ordinary ones (ambient darker than diffuse) as they are; alpha comes from the
+    diffuse colour.
     """
+    if 'albedo' in surface.attrs or 'diffuseColor' not in surface.attrs and any(
+            key in surface.attrs for key in ('alpha', 'metallic', 'roughness', 'texture')):
+        albedo = surface.color('albedo', required=True) or geometry.GREY
+        alpha = surface.number('alpha', UNITLESS, albedo[3])
+        if not 0.0 <= alpha <= 1.0:
+            surface.error('attribute "alpha" of <Surface> must be between 0 and 1', 'alpha')
+            alpha = min(1.0, max(0.0, alpha))
+        if warn_once is not None:
+            for key in ('metallic', 'roughness', 'ambient'):
+                if key in surface.attrs:
+                    warn_once(surface, key, f'attribute "{key}" of <Surface> is not rendered '
+                              '(PyBullet has no PBR shading); the albedo colour is used')
+        return (albedo[0], albedo[1], albedo[2], alpha)
     diffuse = surface.color('diffuseColor', required=True) or geometry.GREY
     ambient = surface.color('ambientColor')
     if ambient is None:

@@ -528,7 +528,10 @@ def _rows() -> list[ElementSpec]:
         E('Triangles', 'primitiveGroup'),
         E('Quads', 'primitiveGroup'),
         E('Surface', 'surface', _f('diffuseColor', 'ambientColor', 'specularColor',
-                                   'emissionColor', 'shininess', 'diffuseTexture')),
+                                   'emissionColor', 'shininess', 'diffuseTexture',
+                                   # SimRobot HEAD (PBR, 3316d64)
+                                   'albedo', 'alpha', 'metallic', 'roughness', 'ambient',
+                                   'texture')),
         E('Hinge', 'joint', required=_f('body', 'axis'), optional=POSE, repeatable=_f('set')),
         E('Slider', 'joint', required=_f('body', 'axis'), optional=POSE, repeatable=_f('set')),
         E('Axis', 'axis', _f('x', 'y', 'z', 'cfm'), optional=_f('motor', 'deflection'),
