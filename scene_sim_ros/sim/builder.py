@@ -43,7 +43,8 @@ from ..scene.sensors import CollisionSensor
 from ..scene.transforms import quat_from_matrix
 from .materials import LinkContact, link_material, rolling_coefficient
 from .motors import MotorBank
-from .torque_servos import mobility_source, substeps_for, with_armature
+from .torque_servos import (is_torque_controlled, mobility_source, substeps_for,
+                            with_armature)
 from .shapes import ShapeCache, apply_colors
 
 MIN_MASS = 1e-3
@@ -321,8 +322,10 @@ class Builder:
             kwargs: dict = {}
             if joint.damping:
                 kwargs['jointDamping'] = joint.damping
-            # a servo keeps its joint inside the limits itself (SimRobot's Hinge does the same)
-            if joint.limits is not None and not isinstance(joint.motor, ServoMotor):
+            # a Core2 servo keeps its joint inside the limits itself (SimRobot's ODE Hinge does
+            # the same); SimRobotCore3 makes Deflection min/max MuJoCo joint ranges
+            if joint.limits is not None and (not isinstance(joint.motor, ServoMotor)
+                                             or is_torque_controlled(joint)):
                 kwargs['jointLowerLimit'], kwargs['jointUpperLimit'] = joint.limits
             if joint.max_velocity is not None:
                 kwargs['maxJointVelocity'] = joint.max_velocity

@@ -168,3 +168,15 @@ def test_stiff_humanoid_stands(step):
     tilt = 2.0 * math.degrees(math.asin(min(1.0, math.hypot(orientation[0], orientation[1]))))
     assert tilt < 2.0
     assert max(abs(q) for q, _, _ in joints.values()) < math.radians(1.0)
+
+
+def test_deflection_limits_are_joint_ranges():
+    # SimRobotCore3 makes Deflection min/max MuJoCo joint ranges: an effort cannot push past them
+    scene = turntable(0.01, core3_servo(40.0, 0.5), 0.001)
+    table = scene.entities[0]
+    hinge = replace(table.joints[0], limits=(-0.2, 0.2))
+    scene = replace(scene, entities=(replace(table, joints=(hinge,)),))
+    with Simulation(scene) as sim:
+        sim.command('table', 'hinge', effort=5.0)
+        sim.step(1000)
+        assert sim.joint_states('table')['hinge'][0] == pytest.approx(0.2, abs=0.01)

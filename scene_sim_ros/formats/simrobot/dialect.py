@@ -82,6 +82,7 @@ def detect(document: Document) -> dict:
     old_grammar: list[str] = []
     mujoco: list[str] = []
     ode: list[str] = []
+    nao_motor: list[str] = []
     damped = plain = 0
     damped_example = ''
     nodes = [*document.scenes, *document.definitions.values(), *document.top_level]
@@ -101,6 +102,8 @@ def detect(document: Document) -> dict:
             ode.append(f'<QuickSolver> at {_where(node)}')
         if tag in ODE_ATTRIBUTES:
             ode += [f'{tag} {a} at {_where(node)}' for a in ODE_ATTRIBUTES[tag] if a in attrs]
+        if tag == 'ServoMotor' and attrs.get('isNaoMotor', '').strip().lower() == 'true':
+            nao_motor.append(_where(node))
         if tag == 'ServoMotor':
             mujoco += [f'ServoMotor {a} at {_where(node)}' for a in MUJOCO_SERVO if a in attrs]
             d = _number(attrs.get('d', '0')) or 0.0
@@ -137,7 +140,7 @@ def detect(document: Document) -> dict:
         reasons.append('no evidence for the MuJoCo-era servo law; SimRobotCore2 (ODE) assumed')
         core = 2
     return {'grammar': grammar, 'core': core, 'servo_law': 'torque' if core == 3 else 'velocity',
-            'reasons': reasons, 'overridden': False}
+            'reasons': reasons, 'overridden': False, 'nao_motor': nao_motor}
 
 
 def parse_choice(value: object) -> str:
@@ -190,4 +193,10 @@ def apply_to_scene(scene: Scene, decision: dict) -> Scene:
     metadata['simrobot_dialect'] = decision
     metadata['dialect'] = describe(decision)
     entities = tuple(apply_core(e, decision['core']) for e in scene.entities)
-    return replace(scene, entities=entities, metadata=metadata)
+    warnings = scene.warnings
+    if decision.get('nao_motor') and decision['core'] == 2:
+        where = decision['nao_motor'][0]
+        warnings += (f'{where}: ServoMotor isNaoMotor="true" (SimRobotCore2 2024-25: buffered '
+                     'set-point, velocity feed-forward, force control) is approximated by the '
+                     f'classic velocity servo ({len(decision["nao_motor"])} motors)',)
+    return replace(scene, entities=entities, metadata=metadata, warnings=warnings)

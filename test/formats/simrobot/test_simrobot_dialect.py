@@ -96,3 +96,10 @@ def test_corpus_decisions(relative, grammar, core):
         pytest.skip(missing(path))
     decision = load_scene(path).metadata['simrobot_dialect']
     assert (decision['grammar'], decision['core']) == (grammar, core), decision['reasons']
+
+
+def test_nao_motor_mode_is_core2_and_warned_once(scene_of):
+    servo = NAO_SERVO.format(extra=' isNaoMotor="true" fudgeFactor="0.5"')
+    scene = scene_of(ARM.format(servo=servo))
+    assert scene.metadata['simrobot_dialect']['core'] == 2
+    assert sum('isNaoMotor' in w and 'approximated' in w for w in scene.warnings) == 1
