@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from ..scene import Entity, Scene
 from ..sim.mobile_base import find_diff_drive
-from .names import DEFAULT_FORWARD_CONTROLLERS, SUBSCRIBED_SUFFIXES, ros_name, sensor_groups
+from .names import (DEFAULT_FORWARD_CONTROLLERS, SUBSCRIBED_SUFFIXES, TRAJECTORY_CONTROLLER,
+                    ros_name, sensor_groups)
 from .supervisor.catalog import ACTIONS, ENTITY_EXTRA_TOPICS, EXTRA_TOPICS, STANDARD_SERVICES
 
 NODE = '/scene_sim'
@@ -35,11 +36,19 @@ def interface_rows(scene: Scene, namespace: str = '', *, cmd_vel_stamped: bool =
                          'trajectory_msgs/msg/JointTrajectory'))
             rows += [('sub', f'{base}/{c}/commands', 'std_msgs/msg/Float64MultiArray')
                      for c in DEFAULT_FORWARD_CONTROLLERS]
+            rows += [('action', f'{base}/{TRAJECTORY_CONTROLLER}/follow_joint_trajectory',
+                      'control_msgs/action/FollowJointTrajectory'),
+                     ('pub', f'{base}/{TRAJECTORY_CONTROLLER}/controller_state',
+                      'control_msgs/msg/JointTrajectoryControllerState')]
         for group in sensor_groups(entity):
             for suffix, msg_type in group.suffixes:
                 direction = 'sub' if suffix in SUBSCRIBED_SUFFIXES else 'pub'
                 rows.append((direction, f'{base}/{group.topic}/{suffix}', msg_type))
         rows += mobile_base_rows(entity, base, cmd_vel_stamped)
+    robots = [e for e in scene.entities if e.kind == 'robot']
+    if len(robots) == 1:  # the default of robot_description_entity: the only robot
+        rows += [('pub', f'{ns}/robot_description', 'std_msgs/msg/String'),
+                 ('pub', f'{ns}/joint_states', 'sensor_msgs/msg/JointState')]
     for entity in scene.entities:
         if entity.name in supervisor_topics:
             base = f'{ns}/{ros_name(entity.name)}'

@@ -30,6 +30,9 @@ SENSOR_TOPICS: dict[str, tuple[tuple[str, str], ...]] = {
 
 SUBSCRIBED_SUFFIXES = ('set',)
 
+TRAJECTORY_CONTROLLER = 'joint_trajectory_controller'
+"""Namespace of the FollowJointTrajectory action and its state topic, as ros2_control names it."""
+
 DEFAULT_FORWARD_CONTROLLERS = ('position_controller', 'velocity_controller')
 """The ``forward_controllers`` parameter's default: ``<entity>/<name>/commands`` per robot."""
 

@@ -31,6 +31,7 @@ from rclpy.task import Future
 
 from . import qos
 from .conversions import set_stamp, stamp_seconds
+from .names import TRAJECTORY_CONTROLLER
 from .trajectory_goal import (INVALID_GOAL, PREEMPTED_MESSAGE, Goal, GoalError, GoalMonitor,
                               Outcome, Sample, check_goal)
 
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from .bridge import EntityBridge
     from .node import SimNode
 
-CONTROLLER = 'joint_trajectory_controller'
+CONTROLLER = TRAJECTORY_CONTROLLER
 ACTION = 'follow_joint_trajectory'
 FEEDBACK_RATE = 20.0  # Hz of sim time (JTC's action_monitor_rate)
 STATE_RATE = 50.0  # Hz of sim time, while someone subscribes to controller_state
@@ -103,14 +104,15 @@ class FollowJointTrajectoryServer:
 
     def _awaitable(self, done: ConcurrentFuture) -> Future:
         """An rclpy Future mirroring ``done``; completing it wakes the executor."""
-        mirror = Future(executor=self.node.executor)
+        mirror: Future[Any] = Future(executor=self.node.executor)
         mirror.add_done_callback(lambda _: None)  # its scheduling wakes the waiting coroutine
 
         def copy(source: ConcurrentFuture) -> None:
             if source.cancelled():
                 mirror.set_exception(RuntimeError('the simulation is shutting down'))
-            elif source.exception() is not None:
-                mirror.set_exception(source.exception())
+            elif (error := source.exception()) is not None:
+                # rclpy annotates Exception, but stores and re-raises any BaseException
+                mirror.set_exception(error)  # type: ignore[arg-type]
             else:
                 mirror.set_result(source.result())
         done.add_done_callback(copy)
@@ -143,6 +145,7 @@ class FollowJointTrajectoryServer:
             result.error_code, result.error_string = 0, 'Goal canceled'
             _end(handle.canceled if handle.is_cancel_requested else handle.abort)
             return result
+        assert outcome is not None  # running.done completes with an Outcome or CANCELED
         result.error_code, result.error_string = outcome.code, outcome.message
         _end(handle.succeed if outcome.succeeded else handle.abort)
         return result

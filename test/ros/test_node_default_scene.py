@@ -50,13 +50,20 @@ def clock_seconds(client):
 
 def test_every_listed_topic_is_on_the_graph_with_its_type(client, scene):
     from scene_sim_ros.ros.interface_list import interface_rows
+    from rclpy.action import get_action_names_and_types
     rows = interface_rows(scene)
-    expected = {(topic, msg_type) for _, topic, msg_type in rows}
+    expected = {(topic, msg_type) for direction, topic, msg_type in rows if direction != 'action'}
+    actions = {(name, msg_type) for direction, name, msg_type in rows if direction == 'action'}
+    assert actions  # the trajectory action of the rover
 
     def graph():
         return {(name, t) for name, types in client.get_topic_names_and_types() for t in types}
-    spin_until(client, lambda: expected <= graph(), 20.0)
+
+    def action_graph():
+        return {(name, t) for name, types in get_action_names_and_types(client) for t in types}
+    spin_until(client, lambda: expected <= graph() and actions <= action_graph(), 20.0)
     assert expected - graph() == set()
+    assert actions - action_graph() == set()
     for direction, topic, _ in rows:
         if direction == 'sub':
             assert client.count_subscribers(topic) >= 1, topic

@@ -27,7 +27,7 @@ def test_run_logs_a_summary_and_the_first_five_minutes_work(ros_node, managed_pr
                            ready=r'services: get_simulator_features')
     log = node.output()
     assert 'robot  rover: 6 links' in log and 'camera (camera)' in log
-    assert 'topics: 20 published, 5 subscribed, under /rover/' in log
+    assert 'topics: 24 published, 6 subscribed, under /rover/' in log
 
     cli = console_script('scene-sim-ros')
     sent = subprocess.run([cli, 'send', 'rover', 'pan_joint=0.8'], capture_output=True,
