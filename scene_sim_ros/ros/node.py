@@ -26,6 +26,7 @@ Extensions (the supervisor services) hook in through :data:`EXTENSIONS`: modules
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 import threading
 import time
@@ -47,16 +48,15 @@ from std_msgs.msg import UInt64
 
 from ..errors import SceneLoadError, SceneSimError
 from ..scene import Entity, Scene
-from . import qos
+from . import qos, trajectory_action
 from .bridge import EntityBridge, check_controller_joints, ros_name
 from .commands import INTERFACES, default_interface
 from .conversions import set_stamp
 from .mobile_base import declare_parameters as declare_mobile_base_parameters
 from .names import DEFAULT_FORWARD_CONTROLLERS, instance_frame_prefix, shared_topic
-from .stepper import Stepper
-from .tf import DynamicTransforms, FrameNames, StaticTransforms, entity_frames, set_transform
-from . import trajectory_action
 from .robot_description import publish_robot_description
+from .stepper import Stepper
+from .tf import DynamicTransforms, EntityFrames, FrameNames, StaticTransforms, entity_frames, set_transform
 
 NODE_NAME = 'scene_sim'
 
@@ -138,6 +138,11 @@ def number_error(name: str, value: Any) -> str | None:
 
 class SimNode(Node):
     """The node. Build it, call :meth:`start`, spin an executor; :meth:`stop` when done."""
+
+    # set by the hook modules once they have something to keep (absent before)
+    robot_description_publishers: tuple[Any, Any]  # by robot_description
+    _trajectory_action_servers: dict[str, trajectory_action.FollowJointTrajectoryServer]
+    _trajectory_action_warned: bool
 
     def __init__(self, scene: str | Path | None = None, *,
                  parameter_overrides: Sequence[Parameter] = (), **node_kwargs: Any):
@@ -224,7 +229,8 @@ class SimNode(Node):
         the GIL (measured on Game.ros2: RTF 0.69 -> 0.26). The node knows the sim time first
         hand, so its time source gets it from the physics thread instead (:meth:`_after_step`)."""
         source = self._time_source
-        source._subscribe_to_clock_topic = lambda: None  # noqa: SLF001 - rclpy has no option
+        # rclpy has no option for this: replace the method on this one instance
+        source._subscribe_to_clock_topic = lambda: None  # type: ignore[method-assign]  # noqa: SLF001
         if source._clock_sub is not None:  # noqa: SLF001
             self.destroy_subscription(source._clock_sub)  # noqa: SLF001
             source._clock_sub = None  # noqa: SLF001
@@ -424,15 +430,19 @@ class SimNode(Node):
         bridge.static_frames = [t.child_frame_id for t in static]
         if static:
             self.static_tf.set(static, self.stepper.time)
-        self.dynamic_tf.set_entities(b.frames for b in self._bridge_list if b.moves)
+        self.dynamic_tf.set_entities(self._moving_frames())
         return bridge
+
+    def _moving_frames(self) -> list[EntityFrames]:
+        """The frames of the entities on /tf (a bridge has its frames once added)."""
+        return [b.frames for b in self._bridge_list if b.moves and b.frames is not None]
 
     def remove_entity(self, name: str) -> None:
         """Take down the topics and frames of entity ``name`` (physics thread once running)."""
         bridge = self.bridges.pop(name)
         trajectory_action.detach(self, name)
         self._bridge_list = list(self.bridges.values())
-        self.dynamic_tf.set_entities(b.frames for b in self._bridge_list if b.moves)
+        self.dynamic_tf.set_entities(self._moving_frames())
         self.static_tf.remove(bridge.static_frames)
         bridge.destroy()
 
@@ -662,6 +672,10 @@ def _spin(node: SimNode) -> int:
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
+        # Ctrl-C in a terminal (or launch) can signal the whole process group twice; a second
+        # SIGINT must not interrupt the orderly stop of the physics thread
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         node.stop()
         executor.shutdown(timeout_sec=1.0)
         node.destroy_node()

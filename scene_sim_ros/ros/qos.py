@@ -5,6 +5,13 @@ reliable and best-effort subscribers match; a small queue for images keeps a slo
 holding memory. ``/tf`` and ``/tf_static`` copy tf2_ros' broadcasters exactly, so that a real
 ``tf2_ros.TransformListener`` (and one that starts late) receives them. Latched values
 (``robot_description``, counters) are transient-local with depth 1.
+
+Topics published every physics step keep 100 samples, as ``/tf`` does (1 s at 100 Hz). Why: a
+reliable KEEP_LAST writer holds only ``depth / rate`` seconds of history. A subscriber whose
+participant discovers the writer after the writer matched it (``ros2 topic echo`` spins 0.5 s for
+discovery; this node has about 100 endpoints) drops what arrives before and asks for it again;
+with depth 10 those samples had left the history and Fast DDS reported "A message was lost!!!"
+(measured with ros2cli: 15 of 32 echo runs before, 0 of 32 after).
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ def _profile(depth: int, *, latched: bool = False) -> QoSProfile:
         durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE)
 
 
-SENSOR = _profile(10)
+SENSOR = _profile(100)
 """Joint states, IMU, ranges, scans, contacts."""
 
 IMAGE = _profile(2)
@@ -30,7 +37,7 @@ TF = _profile(100)
 TF_STATIC = _profile(1, latched=True)
 """``/tf_static``: as ``tf2_ros.StaticTransformBroadcaster`` (the whole set in one message)."""
 
-CLOCK = _profile(10)
+CLOCK = _profile(100)
 """``/clock``: reliable, so that rclpy's best-effort time source and reliable ones both match."""
 
 LATCHED = _profile(1, latched=True)
