@@ -90,7 +90,30 @@ def laser_scan(angle_min: float, angle_increment: float, count: int, range_min: 
 
 
 def fill_scan(msg: LaserScan, ranges: np.ndarray) -> None:
+    """Copy ``ranges`` (already REP-117 values, see :func:`to_rep117`) into ``msg``."""
     msg.ranges = array.array('f', np.ascontiguousarray(ranges, dtype=np.float32).tobytes())
+
+
+def to_rep117(values: np.ndarray, min_range: float, max_range: float) -> np.ndarray:
+    """A float32 copy of range readings in REP-117/REP-118 form.
+
+    ``Simulation.read`` gives SimRobot's values: ``max_range`` for no hit within range,
+    ``min_range`` for a hit too close. Here a reading ``>= max_range`` becomes +inf (no return)
+    and, when ``min_range > 0``, one ``<= min_range`` becomes -inf (too close); the comparison is
+    in float32, the type of the messages, so a limit stored as float32 still matches. A hit
+    exactly at a limit is indistinguishable from out of range in SimRobot's convention and is
+    published as +inf/-inf. Readings that are already infinite stay as they are, nan stays nan.
+    """
+    out = np.array(values, dtype=np.float32)
+    out[out >= np.float32(max_range)] = np.inf
+    if min_range > 0.0:
+        out[out <= np.float32(min_range)] = -np.inf
+    return out
+
+
+def range_rep117(value: float, min_range: float, max_range: float) -> float:
+    """:func:`to_rep117` of one ``sensor_msgs/Range`` reading."""
+    return float(to_rep117(np.array([value]), min_range, max_range)[0])
 
 
 def range_message(radiation_type: int, field_of_view: float, min_range: float,

@@ -101,6 +101,11 @@ def test_depth_and_segmentation_images(client):
     import numpy as np
     values = np.frombuffer(bytes(depth.data), dtype=np.float32).reshape(120, 160)
     assert np.isfinite(values).any() and np.nanmin(values) > 0.0
+    # REP-118: the top rows see the sky above the 0.4 m walls, nothing within 8 m: +inf (the
+    # Python API reads max_range there, as SimRobot does)
+    assert np.isposinf(values[0]).all()
+    finite = values[np.isfinite(values)]
+    assert (finite >= 0.1).all() and (finite < 8.0).all()
     (info,) = wait_for_messages(client, CameraInfo, '/rover/depth_camera/camera_info', count=1,
                                 timeout=20.0, qos=qos(2))
     assert info.header.frame_id == depth.header.frame_id == 'rover/depth_camera_optical_frame'
@@ -120,7 +125,9 @@ def test_range_sensors_and_bumper(client):
     assert sonar.header.frame_id == 'rover/sonar'
     (rear,) = wait_for_messages(client, Range, '/rover/rear_range/range', count=1, timeout=20.0)
     assert rear.radiation_type == Range.INFRARED
-    assert math.isinf(rear.range) or rear.min_range <= rear.range <= rear.max_range
+    # REP-117: the west wall is 2.8 m behind the resting rover, beyond max 2 m: no return, +inf
+    # (the Python API reads max_range, as SimRobot does)
+    assert rear.range == math.inf and rear.max_range == pytest.approx(2.0)
     (contact,) = wait_for_messages(client, Bool, '/rover/bumper/contact', count=1, timeout=20.0)
     assert isinstance(contact.data, bool)
 

@@ -4,9 +4,11 @@ sensor, ``<topic>/scan`` (``sensor_msgs/LaserScan``).
 Perspective sensors publish ``camera_info`` too (depth along the optical z axis, frame
 ``<sensor>_optical_frame``). Spherical images have no pinhole model, so no camera_info; their
 scan is in the body-aligned sensor frame (x forward, angles counter-clockwise about z), which
-reverses the image's left-to-right columns. REP-117: +inf where a ray hits nothing within
-``max_range``, -inf closer than ``min_range``; ``range_min``/``range_max`` are the sensor's; the
-stamp is the sim time of the step. Nav2's ``scan``: remap it (``--ros-args -r
+reverses the image's left-to-right columns. Image and scan follow REP-118/REP-117: +inf where
+nothing is within ``max_range``, -inf closer than ``min_range`` (``Simulation.read`` gives
+SimRobot's ``max_range``/``min_range`` there; :func:`..conversions.to_rep117` converts, a reading
+at a limit counting as out of range); ``range_min``/``range_max`` are the sensor's; the stamp is
+the sim time of the step. Nav2's ``scan``: remap it (``--ros-args -r
 /<entity>/<sensor>/scan:=/scan``). Read only while one of the topics has a subscriber.
 """
 
@@ -16,7 +18,7 @@ import numpy as np
 from sensor_msgs.msg import CameraInfo, Image, LaserScan
 
 from .. import qos
-from ..conversions import camera_info, fill_image, fill_scan, laser_scan
+from ..conversions import camera_info, fill_image, fill_scan, laser_scan, to_rep117
 from .base import SensorAdapter
 
 
@@ -63,7 +65,8 @@ class DepthAdapter(SensorAdapter):
         want_scan = (self.scan_publisher is not None
                      and self.scan_publisher.get_subscription_count() > 0)
         if want_image or want_scan:
-            depth = np.asarray(self.read(), dtype=np.float32)
+            s = self.sensor
+            depth = to_rep117(np.asarray(self.read()), s.min_range, s.max_range)
             if want_image:
                 fill_image(self.image, depth)
                 self.node.publish(self.image_publisher, self.image)

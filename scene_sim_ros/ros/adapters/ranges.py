@@ -1,5 +1,8 @@
 """``SingleDistanceSensor`` / ``ApproxDistanceSensor`` -> ``<topic>/range`` (``sensor_msgs/Range``,
-in the sensor frame, x along the beam; +inf / -inf beyond / below the range, REP-117).
+in the sensor frame, x along the beam; REP-117: +inf for no return within ``max_range``, -inf
+closer than ``min_range``). ``Simulation.read`` gives SimRobot's ``max_range``/``min_range``
+there instead; :func:`..conversions.range_rep117` converts (a reading at a limit counts as out
+of range).
 
 A single ray is reported as INFRARED with a zero field of view, the cone of an approximate sensor
 as ULTRASOUND with its horizontal opening angle. Cast only while subscribed.
@@ -10,7 +13,7 @@ from __future__ import annotations
 from sensor_msgs.msg import Range
 
 from .. import qos
-from ..conversions import range_message
+from ..conversions import range_message, range_rep117
 from .base import SensorAdapter
 
 
@@ -29,5 +32,6 @@ class RangeAdapter(SensorAdapter):
 
     def publish(self, t: float) -> None:
         self.stamp(self.msg.header, t)
-        self.msg.range = float(self.read())
+        s = self.sensor
+        self.msg.range = range_rep117(float(self.read()), s.min_range, s.max_range)
         self.node.publish(self.publisher, self.msg)

@@ -12,13 +12,14 @@ DepthCamera            perspective: HxW float32 metres along the optical axis; s
                        float32 range along each ray, columns from +fov_x/2 (left) to -fov_x/2
                        (right), rows from +fov_y/2 (top) down; reader attributes ``angle_min``
                        (angle of column 0), ``angle_max`` and ``angle_increment`` (negative);
-                       both REP-118: +inf beyond max_range, -inf closer than min_range, nan
-                       invalid (see :mod:`.rays` for the LaserScan conversion)
+                       both clamped to [min_range, max_range] as in SimRobot: max_range where
+                       nothing is within range, min_range closer (see :mod:`.rays`; the ROS
+                       topics use +inf/-inf, REP-117/118)
 SegmentationCamera     HxWx3 uint8, a stable colour per entity (:func:`entity_color`), black
                        for nothing; ``reader.labels`` HxW int32 indices into
                        ``reader.entity_names`` (-1: nothing), ``reader.link_indices``
-SingleDistanceSensor   float metres; +inf if nothing within max_range, -inf if closer than
-ApproxDistanceSensor   min_range (REP-117)
+SingleDistanceSensor   float metres; max_range if nothing within max_range, min_range if closer
+ApproxDistanceSensor   (SimRobot's values; the ROS Range has +inf/-inf, REP-117)
 Accelerometer          (3,) float64 specific force in the sensor frame (+9.81 on z at rest)
 Gyroscope              (3,) float64 angular velocity (rad/s) in the sensor frame
 InertialUnit           (4,) float64 quaternion x, y, z, w of the sensor frame in the world

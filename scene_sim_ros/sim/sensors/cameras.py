@@ -1,4 +1,9 @@
-"""Rendered image sensors: colour, perspective depth and object segmentation."""
+"""Rendered image sensors: colour, perspective depth and object segmentation.
+
+Perspective depth out of range follows SimRobot's DepthImageSensor (sources cited in
+:mod:`.rays`): ``max_range`` where nothing is drawn (its far plane), and here ``min_range`` for
+geometry closer than ``min_range``; the ROS ``image_raw`` turns those into +inf/-inf (REP-118).
+"""
 
 from __future__ import annotations
 
@@ -9,11 +14,12 @@ import numpy as np
 
 from .base import Reader
 from .noise import add_color_noise, add_gaussian
+from .rays import clamp_to_range
 from .rendering import Frame, View, render_cache
 
 DEPTH_NEAR = 0.01
 """Near clipping plane of depth renders (m) unless ``min_range`` is smaller: objects between it
-and ``min_range`` are seen and reported as -inf rather than clipped away."""
+and ``min_range`` are seen and read as ``min_range`` (too close) rather than clipped away."""
 
 LINK_BITS = 24
 """PyBullet's object-and-link mask: ``body + ((link + 1) << 24)``."""
@@ -47,16 +53,15 @@ class CameraReader(_RenderedReader):
 
 
 class DepthCameraReader(_RenderedReader):
-    """HxW float32 metres along the optical axis (REP-118: +inf beyond ``max_range``, -inf closer
-    than ``min_range``)."""
+    """HxW float32 metres along the optical axis, clamped to ``[min_range, max_range]`` as in
+    SimRobot: ``max_range`` where nothing is within range, ``min_range`` where something is
+    closer (the ROS image has +inf/-inf there, REP-118). Noise is added before the clamp."""
 
     def read(self) -> np.ndarray:
         s = self.sensor
         near = min(DEPTH_NEAR, max(s.min_range, 1e-3))
-        depth = self.frame(near, s.max_range).depth()
-        depth[depth > s.max_range] = np.inf
-        depth[depth < s.min_range] = -np.inf
-        return add_gaussian(self.sim.rng, depth, s.noise)
+        depth = add_gaussian(self.sim.rng, self.frame(near, s.max_range).depth(), s.noise)
+        return clamp_to_range(depth, s.min_range, s.max_range)
 
 
 def entity_color(name: str) -> tuple[int, int, int]:

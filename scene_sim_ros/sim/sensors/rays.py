@@ -11,6 +11,40 @@ the sensor's xy plane. The reader's ``angle_min`` is the angle of column 0 and
 clockwise order is ``ranges = row[::-1]`` with ``angle_min = -reader.angle_min`` and
 ``angle_increment = -reader.angle_increment``. A full circle (fov_x >= 2*pi) spaces columns by
 fov_x / width so that the first and the last ray do not coincide.
+
+Out of range, ``Simulation.read`` returns what SimRobot returns: a reading is clamped to
+``[min_range, max_range]`` - no hit within ``max_range`` reads ``max_range``, a hit closer than
+``min_range`` reads ``min_range``. Gaussian noise is added to hits before the clamp, never to
+"no hit". The ROS layer turns the limits into REP-117/REP-118 values
+(:func:`scene_sim_ros.ros.conversions.to_rep117`): a reading ``>= max_range`` becomes +inf, one
+``<= min_range`` (when ``min_range > 0``) -inf. SimRobot's value cannot tell a hit exactly at
+``max_range`` (or ``min_range``) from no hit (a hit too close), so both are treated as out of
+range there; a hit within float32 precision of a limit is therefore published as +inf/-inf.
+
+What SimRobot does (bhuman/SimRobot; Core2 on ODE at 5710337c3b18, the last commit before
+a21086e "Replace ODE with MuJoCo" - the same logic at 7348c36e8611; Core3 at HEAD 2bf4e575fcba):
+
+- SingleDistanceSensor, Core2: Src/SimRobotCore2/Simulation/Sensors/SingleDistanceSensor.cpp:26
+  (an ODE ray of length ``max``), :94-104 (nearest contact; below ``min`` -> ``min``; no contact
+  -> ``max``). Core3: Src/SimRobotCore3/Simulation/Sensors/SingleDistanceSensor.cpp:62-70
+  (``mj_ray``; no hit (< 0) -> ``max``, ``< min`` -> ``min``, ``> max`` -> ``max``).
+- ApproxDistanceSensor, Core2 only (removed with ODE in a21086e, not in Core3):
+  Src/SimRobotCore2/Simulation/Sensors/ApproxDistanceSensor.cpp:126-138 (search starts at
+  ``max``^2; below ``min`` -> ``min``; nothing -> ``max``).
+- DepthImageSensor (Core2 and Core3, same file and lines in both):
+  Src/SimRobotCore{2,3}/Simulation/Sensors/DepthImageSensor.cpp:46 (spherical only with one
+  row), :97-99 (near plane ``max(min, 1 mm)``, far plane ``max``), :245-246 (perspective: the
+  linearised depth buffer, an empty pixel gives the far plane = ``max``), :260 (spherical:
+  ``min(range, max)``). Nothing is clamped to ``min`` there: geometry nearer than the near plane
+  is clipped away and the pixel shows what lies behind it. Here the rays start at the sensor and
+  a too-close hit reads ``min_range``, as SimRobot's distance sensors do.
+
+Sensors from other formats follow the same rule: the scene model does not record which
+simulator a sensor came from (``Scene.format`` names the loader of the scene file, not of
+entities added later). Webots' DistanceSensor agrees (out of range it returns its lookup
+table's value at the largest distance, which is ``max_range`` in metres here); Webots' Lidar and
+RangeFinder return +inf both beyond ``maxRange`` and closer than ``minRange``, which the ROS
+topics give (+inf/-inf) but ``Simulation.read`` does not.
 """
 
 from __future__ import annotations
@@ -95,10 +129,17 @@ class _RayReader(Reader):
         return cast_rays(self.sim, np.asarray(pose.position), world, self.sensor.max_range,
                          self.ignore)
 
-    def to_rep117(self, distances: np.ndarray) -> np.ndarray:
-        """+inf beyond ``max_range`` (or no hit), -inf closer than ``min_range``."""
-        out = np.where(distances > self.sensor.max_range, np.inf, distances)
-        return np.where(out < self.sensor.min_range, -np.inf, out)
+    def limited(self, distances: np.ndarray) -> np.ndarray:
+        """Noisy ``distances`` (``inf`` for no hit) clamped to the sensor's range (SimRobot)."""
+        noisy = add_gaussian(self.sim.rng, distances, self.sensor.noise)
+        return clamp_to_range(noisy, self.sensor.min_range, self.sensor.max_range)
+
+
+def clamp_to_range(values: Any, min_range: float, max_range: float) -> Any:
+    """SimRobot's out-of-range values: ``values`` clamped to ``[min_range, max_range]`` (no hit,
+    ``inf``, reads ``max_range``); nan stays nan; the dtype is kept."""
+    array = np.asarray(values)
+    return np.clip(array, array.dtype.type(min_range), array.dtype.type(max_range))
 
 
 def _unit_rays(yaw: np.ndarray, pitch: np.ndarray) -> np.ndarray:
@@ -110,7 +151,8 @@ def _unit_rays(yaw: np.ndarray, pitch: np.ndarray) -> np.ndarray:
 
 
 class SphericalDepthReader(_RayReader):
-    """HxW float32 range along each ray (REP-118 values), see the module docstring for the order."""
+    """HxW float32 range along each ray, clamped to ``[min_range, max_range]`` (``max_range``
+    where a ray hits nothing, as SimRobot); see the module docstring for the order."""
 
     def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
         yaw = column_angles(sensor.fov_x, sensor.width)
@@ -122,20 +164,19 @@ class SphericalDepthReader(_RayReader):
 
     def read(self) -> np.ndarray:
         s = self.sensor
-        image = self.to_rep117(self.ranges()).reshape(s.height, s.width).astype(np.float32)
-        return add_gaussian(self.sim.rng, image, s.noise)
+        image = self.ranges().reshape(s.height, s.width).astype(np.float32)
+        return self.limited(image)
 
 
 class SingleDistanceReader(_RayReader):
-    """Metres to the first hit along +x; +inf if nothing within ``max_range``, -inf if closer than
-    ``min_range`` (REP-117, as ``sensor_msgs/Range``)."""
+    """Metres to the first hit along +x; ``max_range`` if nothing within ``max_range``,
+    ``min_range`` if closer than that (SimRobot; the ROS ``Range`` has +inf/-inf there)."""
 
     def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor, np.array([[1.0, 0.0, 0.0]]))
 
     def read(self) -> float:
-        distance = float(self.to_rep117(self.ranges())[0])
-        return float(add_gaussian(self.sim.rng, distance, self.sensor.noise))
+        return float(self.limited(self.ranges())[0])
 
 
 def _ray_count(fov: float) -> int:
@@ -144,7 +185,7 @@ def _ray_count(fov: float) -> int:
 
 class ApproxDistanceReader(_RayReader):
     """The nearest hit (m, along the ray) within the ``fov_x`` x ``fov_y`` pyramid around +x,
-    sampled by a grid of rays; REP-117 values like :class:`SingleDistanceReader`."""
+    sampled by a grid of rays; out-of-range values like :class:`SingleDistanceReader`."""
 
     def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
         ys = np.tan(np.linspace(-sensor.fov_x / 2.0, sensor.fov_x / 2.0, _ray_count(sensor.fov_x)))
@@ -154,5 +195,4 @@ class ApproxDistanceReader(_RayReader):
         super().__init__(sim, entity, sensor, rays / np.linalg.norm(rays, axis=1, keepdims=True))
 
     def read(self) -> float:
-        distance = float(self.to_rep117(np.array([self.ranges().min()]))[0])
-        return float(add_gaussian(self.sim.rng, distance, self.sensor.noise))
+        return float(self.limited(np.array([self.ranges().min()]))[0])

@@ -66,13 +66,16 @@ def test_depth_to_a_wall_two_metres_away(parts, simulate):
     assert depth.shape == (24, 32) and depth.dtype == np.float32
     assert depth[12, 16] == pytest.approx(2.0, abs=0.01)
     assert np.all(np.abs(depth - 2.0) < 0.01)  # along the optical axis: flat across the wall
-    assert sim.read('host', 'short')[12, 16] == np.inf
-    assert sim.read('host', 'far_min')[12, 16] == -np.inf
+    # out of range: SimRobot's values, max_range beyond it, min_range closer than it
+    assert (sim.read('host', 'short') == np.float32(1.5)).all()
+    assert (sim.read('host', 'far_min') == np.float32(2.5)).all()
 
 
-def test_depth_is_inf_where_nothing_is_in_view(parts, simulate):
-    scene = parts.make_scene(parts.sensor_host([depth_camera()]))
-    assert np.isposinf(simulate(scene).read('host', 'depth')).all()
+def test_depth_is_max_range_where_nothing_is_in_view(parts, simulate):
+    scene = parts.make_scene(parts.sensor_host([depth_camera(), depth_camera('noisy', noise=0.1)]))
+    sim = simulate(scene)
+    assert (sim.read('host', 'depth') == np.float32(5.0)).all()
+    assert (sim.read('host', 'noisy') == np.float32(5.0)).all()  # no noise on "nothing"
 
 
 def test_camera_and_depth_at_one_pose_share_one_render_per_step(parts, simulate):
