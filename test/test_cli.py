@@ -23,6 +23,7 @@ from support.processes import console_script
 
 REPO = Path(__file__).resolve().parents[1]
 from support.corpus import CORPUS, missing  # noqa: E402
+
 DEFAULT_SCENE = REPO / 'scene_sim_ros' / 'data' / 'scenes' / 'default.ros2'
 
 GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
@@ -369,3 +370,14 @@ def test_malformed_param_is_a_usage_error() -> None:
     assert result.returncode == 2 and result.stdout == ''
     assert 'NAME=VALUE' in result.stderr
 
+
+
+def test_topics_shows_each_forward_controllers_joint_order():
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, '-m', 'scene_sim_ros.cli', 'topics',
+                           'scene_sim_ros/data/scenes/default.ros2'], capture_output=True,
+                          text=True, timeout=120, check=True)
+    line, = [row for row in done.stdout.splitlines() if '/rover/position_controller/' in row]
+    assert line.endswith('data = [left_wheel_joint, right_wheel_joint, mast_joint, pan_joint, '
+                         'tilt_joint]')

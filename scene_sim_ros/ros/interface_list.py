@@ -7,8 +7,13 @@ from collections.abc import Sequence
 
 from ..scene import Entity, Scene
 from ..sim.mobile_base import find_diff_drive
-from .names import (DEFAULT_FORWARD_CONTROLLERS, SUBSCRIBED_SUFFIXES, TRAJECTORY_CONTROLLER,
-                    ros_name, sensor_groups)
+from .names import (
+    DEFAULT_FORWARD_CONTROLLERS,
+    SUBSCRIBED_SUFFIXES,
+    TRAJECTORY_CONTROLLER,
+    ros_name,
+    sensor_groups,
+)
 from .supervisor.catalog import ACTIONS, ENTITY_EXTRA_TOPICS, EXTRA_TOPICS, STANDARD_SERVICES
 
 NODE = '/scene_sim'
@@ -82,9 +87,23 @@ def supervisor_rows(namespace: str = '') -> list[tuple[str, str, str]]:
     return rows
 
 
+def controller_layouts(scene: Scene, namespace: str = '') -> dict[str, list[str]]:
+    """Topic of each forward controller -> the joints its ``data`` array commands, in order
+    (the default of ``controllers.<entity>.<controller>.joints``: the movable joints in scene
+    order)."""
+    ns = '/' + namespace.strip('/') if namespace.strip('/') else ''
+    return {f'{ns}/{ros_name(e.name)}/{c}/commands': [j.name for j in e.movable_joints]
+            for e in scene.entities if e.kind == 'robot' and e.movable_joints
+            for c in DEFAULT_FORWARD_CONTROLLERS}
+
+
 def interface_listing(scene: Scene, namespace: str = '') -> str:
-    """One line per interface: ``pub|sub|srv|action  /name  package/kind/Type``."""
+    """One line per interface: ``pub|sub|srv|action  /name  package/kind/Type``; forward
+    controller topics also name their joint order."""
     rows = interface_rows(scene, namespace) + supervisor_rows(namespace)
+    layouts = controller_layouts(scene, namespace)
     width = max(len(topic) for _, topic, _ in rows)
-    return '\n'.join(f'{direction:<6}  {topic:<{width}}  {msg_type}'
-                     for direction, topic, msg_type in rows)
+    return '\n'.join(
+        f'{direction:<6}  {topic:<{width}}  {msg_type}'
+        + (f'  data = [{", ".join(layouts[topic])}]' if topic in layouts else '')
+        for direction, topic, msg_type in rows)

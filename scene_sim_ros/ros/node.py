@@ -218,6 +218,12 @@ class SimNode(Node):
                      + ', '.join(f'{namespace.rstrip("/")}/{name}/' for name in robots[:6])
                      + (' ...' if len(robots) > 6 else ''))
         services = [name for kind, name, _ in supervisor_rows(namespace) if kind == 'srv']
+        for entity in self.scene.entities:
+            if entity.kind == 'robot' and entity.movable_joints:
+                for controller in self.forward_controllers:
+                    joints = ', '.join(self.controller_joints(entity, controller))
+                    lines.append(f'  {ros_name(entity.name)}/{controller}/commands: '
+                                 f'data = [{joints}]')
         lines.append(f'  services: {", ".join(n.rsplit("/", 1)[-1] for n in services)}')
         lines.append(f'  full list: scene-sim-ros topics {self.scene_path}'
                      + (f' --namespace {namespace}' if namespace != '/' else ''))

@@ -2,6 +2,7 @@
 started as a user starts it, seen from another process over ROS 2."""
 
 import pytest
+
 from support.processes import console_script
 from support.ros import wait_for_messages, wait_for_topic
 
@@ -28,6 +29,8 @@ def test_run_logs_a_summary_and_the_first_five_minutes_work(ros_node, managed_pr
     log = node.output()
     assert 'robot  rover: 6 links' in log and 'camera (camera)' in log
     assert 'topics: 24 published, 6 subscribed, under /rover/' in log
+    assert ('rover/position_controller/commands: data = [left_wheel_joint, right_wheel_joint, '
+            'mast_joint, pan_joint, tilt_joint]') in log  # the forward controller's layout
 
     cli = console_script('scene-sim-ros')
     sent = subprocess.run([cli, 'send', 'rover', 'pan_joint=0.8'], capture_output=True,
