@@ -1,8 +1,11 @@
-"""Real SimRobot scenes (../shared/corpus) build, step without exploding, and NAOs stand."""
+"""Real SimRobot scenes (../shared/corpus) build, step without exploding, and NAOs stand. The
+SimRobot scenes that ship (examples and the default scene) step without exploding too, and the
+arm example's servos hold their initial positions (no corpus needed)."""
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,13 +16,16 @@ from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.sim.simulation import Simulation
 
 from support.corpus import missing
+from support.examples import shipped, shipped_ids
 
 from .conftest import CORPUS, GAME
 
 SIMROBOT = CORPUS / 'simrobot'
-SCENES = sorted(p for pattern in ('*.ros2', '*.ros3') for p in SIMROBOT.rglob(pattern)) \
+CORPUS_SCENES = sorted(p for pattern in ('*.ros2', '*.ros3') for p in SIMROBOT.rglob(pattern)) \
     if SIMROBOT.is_dir() else []
-SMALL = [p for p in SCENES if p.name in ('SimpleVehicle.ros2', 'Factory.ros2')]
+SCENES = shipped('simrobot') + CORPUS_SCENES
+SMALL = shipped('simrobot') + [p for p in CORPUS_SCENES
+                               if p.name in ('SimpleVehicle.ros2', 'Factory.ros2')]
 MAX_DISTANCE, MAX_SPEED = 100.0, 100.0
 
 
@@ -49,7 +55,7 @@ def _assert_sane_for(sim: Simulation, seconds: float) -> None:
 
 
 def _ids(paths):
-    return [str(p.relative_to(SIMROBOT)) for p in paths]
+    return shipped_ids(paths, SIMROBOT)
 
 
 @pytest.mark.parametrize('path', SMALL, ids=_ids(SMALL))
@@ -73,6 +79,28 @@ def _torso_deviation(sim: Simulation, robots: list[str], seconds: float) -> dict
         for name in robots:
             worst[name] = max(worst[name], abs(sim.get_pose(name)[0][2] - start[name]))
     return worst
+
+
+def test_arm_example_servos_hold_their_initial_positions_10_s():
+    """The NAO test's servo feature on the arm that ships: every servo joint holds the
+    ``init`` of its Deflection (a fixed base, so the joints carry the whole load)."""
+    scene = _load_or_skip(shipped('simrobot')[0])
+    arm = scene.entity('arm')
+    text = shipped('simrobot')[0].read_text()
+    inits = {}   # hinge -> the init of its Deflection (0 where it has none), from the file
+    for name, deflection in re.findall(r'<Hinge name="(\w+)">.*?<Deflection ([^>]*)/>', text,
+                                       re.DOTALL):
+        init = re.search(r'init="(-?[\d.]+)degree"', deflection)
+        inits[name] = math.radians(float(init[1])) if init else 0.0
+    assert sum(v != 0.0 for v in inits.values()) == 3
+    assert sorted(inits) == sorted(j.name for j in arm.movable_joints) and len(inits) == 4
+    sim = Simulation(scene)
+    worst = dict.fromkeys(inits, 0.0)
+    for _ in range(round(10.0 / sim.step_length)):
+        sim.step()
+        for name, (position, *_rest) in sim.joint_states('arm').items():
+            worst[name] = max(worst[name], abs(position - inits[name]))
+    assert max(worst.values()) < math.radians(2), {n: math.degrees(w) for n, w in worst.items()}
 
 
 def test_one_nao_with_servos_holding_initial_positions_stands_10_s():

@@ -1,4 +1,5 @@
-"""Real SimRobot scenes of B-Human and SimRobot itself (``../shared/corpus/simrobot``)."""
+"""Real SimRobot scenes of B-Human and SimRobot itself (``../shared/corpus/simrobot``); what
+every scene must satisfy is also checked on the SimRobot scenes that ship (no corpus needed)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from scene_sim_ros.formats import load_scene
 from scene_sim_ros.scene import Scene, geometry, motors, sensors
 
 from support.corpus import CORPUS as CORPUS_ROOT, missing
+from support.examples import shipped, shipped_ids
 
 CORPUS = CORPUS_ROOT / 'simrobot'
 SCENES = sorted(CORPUS.rglob('*.ros2')) if CORPUS.is_dir() else []
@@ -32,7 +34,8 @@ def game(simrobot_corpus: Path) -> Scene:
     return load_scene(simrobot_corpus / GAME)
 
 
-@pytest.mark.parametrize('path', SCENES, ids=[str(p.relative_to(CORPUS)) for p in SCENES])
+@pytest.mark.parametrize('path', shipped('simrobot') + SCENES,
+                         ids=shipped_ids(shipped('simrobot') + SCENES, CORPUS))
 def test_every_corpus_scene_loads_without_warnings(path: Path) -> None:
     scene = load_scene(path)
     assert scene.format == 'simrobot'
