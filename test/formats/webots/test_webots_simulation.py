@@ -1,5 +1,5 @@
 """Webots scenes in the simulator: twins written in .wbt and SimRobot .ros2 behave alike,
-and the device sample worlds run without NaN."""
+and the device sample worlds of the corpus and the Webots world that ships run without NaN."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ pytest.importorskip('pybullet')
 
 from scene_sim_ros.formats import load_scene  # noqa: E402
 from scene_sim_ros.sim.simulation import Simulation  # noqa: E402
+from support.corpus import CORPUS  # noqa: E402
+from support.examples import shipped, shipped_ids  # noqa: E402
 
 ANGLE = 0.3
 LENGTH = 0.8
@@ -128,13 +130,16 @@ def test_webots_wheel_turns_like_its_simrobot_twin(write_file):
     assert webots[0] == pytest.approx(twin[0], abs=0.02)
 
 
-SAMPLES = 'webots/webots/projects/samples/devices/worlds'
+SAMPLES = CORPUS / 'webots/webots/projects/samples/devices/worlds'
+# the corpus's device sample worlds where the corpus is present, and always the world that ships
+DEVICE_WORLDS = [p for p in shipped('webots') if p.suffix == '.wbt'] + [
+    p for p in (SAMPLES / name for name in ('camera.wbt', 'range_finder.wbt', 'accelerometer.wbt',
+                                            'inertial_unit.wbt')) if p.is_file()]
 
 
-@pytest.mark.parametrize('world', ['camera.wbt', 'range_finder.wbt', 'accelerometer.wbt',
-                                   'inertial_unit.wbt'])
-def test_device_sample_world_simulates_five_seconds_without_nan(corpus_dir, world):
-    scene = load_scene(corpus_dir / SAMPLES / world)
+@pytest.mark.parametrize('path', DEVICE_WORLDS, ids=shipped_ids(DEVICE_WORLDS, SAMPLES))
+def test_device_sample_world_simulates_five_seconds_without_nan(path):
+    scene = load_scene(path)
     sim = Simulation(scene)
     sim.step(round(5.0 / scene.step_length))
     assert sim.time == pytest.approx(5.0, abs=scene.step_length)
