@@ -12,6 +12,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+
 from support.processes import ManagedProcess
 from support.ros import wait_for_messages
 
@@ -50,7 +51,9 @@ def wheel_prefix(tmp_path_factory) -> Path:
                     str(source)], check=True, timeout=300)
     wheel, = (work / 'dist').glob('scene_sim_ros-*.whl')
     prefix = work / 'prefix'
-    subprocess.run([*pip, 'install', '--no-deps', '--prefix', str(prefix), str(wheel)],
+    # --ignore-installed: without it pip would first uninstall the dev venv's editable install
+    subprocess.run([*pip, 'install', '--no-deps', '--ignore-installed', '--prefix', str(prefix),
+                    str(wheel)],
                    check=True, timeout=300)
     return prefix
 

@@ -340,7 +340,7 @@ def test_send_a_command_the_node_rejects_exits_1(sim_node):
 # -- snapshot -----------------------------------------------------------------------------------
 
 def test_snapshot_of_a_topic_without_images_lists_the_image_topics(sim_node, tmp_path):
-    err = user_error('snapshot', '/rover/camera/image', tmp_path / 'x.png', '--timeout', '3')
+    err = user_error('snapshot', '/rover/camera/image', tmp_path / 'x.png', '--timeout', '10')
     assert 'no topic /rover/camera/image' in err and '/rover/camera/image_raw' in err
     err = user_error('snapshot', '/rover/joint_states', tmp_path / 'x.png', '--timeout', '3')
     assert 'sensor_msgs/msg/JointState, not images' in err
