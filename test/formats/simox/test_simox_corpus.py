@@ -1,4 +1,5 @@
-"""Every Simox robot and scene file of the corpus loads; facts checked by hand against the files.
+"""Every Simox robot and scene file of the corpus loads (and so do the Simox files that ship, no
+corpus needed); facts checked by hand against the files.
 
 Kinematics expected here are written out from the files' numbers (Simox: node frame =
 parent * Transform * joint(q + offset); DH = Rz(theta) Tz(d) Tx(a) Rx(alpha)).
@@ -17,6 +18,7 @@ from formats.simox.helpers import link_matrix, rot_x, rot_y, rot_z, trans
 from scene_sim_ros.formats import format_of, load_scene
 
 from support.corpus import CORPUS, missing
+from support.examples import shipped, shipped_ids
 
 SIMOX = CORPUS / 'simox' / 'Simox'
 DATA = SIMOX / 'VirtualRobot' / 'data'
@@ -43,6 +45,9 @@ def _id(path: Path) -> str:
     return str(path.relative_to(SIMOX))
 
 
+FILES = shipped('simox') + ROBOTS + SCENES   # the shipped files always, the corpus's where present
+
+
 @pytest.fixture
 def simox(corpus_dir: Path) -> Path:
     if not SIMOX.is_dir():
@@ -54,12 +59,12 @@ def test_corpus_has_the_expected_files(simox):
     assert len(ROBOTS) == 32 and len(SCENES) == 9
 
 
-@pytest.mark.parametrize('path', ROBOTS + SCENES, ids=_id)
-def test_corpus_file_loads(simox, path):
+@pytest.mark.parametrize('path', FILES, ids=shipped_ids(FILES, SIMOX))
+def test_corpus_file_loads(path):
     assert format_of(path) == 'simox'
     scene = load_scene(path, parameters={'SIMOX_DATA_PATH': str(DATA)})
     assert scene.format == 'simox'
-    if path in ROBOTS:
+    if _root_tag(path).lower() == 'robot':
         (entity,) = scene.entities
         assert entity.kind == 'robot' and len(entity.links) == len(entity.joints) + 1
     for entity in scene.entities:
