@@ -4,6 +4,7 @@
 #   ./dev.sh run [ARGS...]   set up if needed, then `scene-sim-ros run ARGS...` (default scene, headless)
 #   ./dev.sh test [ARGS...]  set up if needed, then pytest over the whole suite (ARGS go to pytest)
 #   ./dev.sh setup [--force] create/update .venv (idempotent; quick when nothing changed)
+#   ./dev.sh lint            set up if needed, then ruff and mypy (part of .ci/run)
 #   ./dev.sh bench [ARGS...] set up if needed, then bench/run.py ARGS...
 #   ./dev.sh exec CMD...     run CMD inside the venv (e.g. ./dev.sh exec python -m pytest test/ros)
 #   ./dev.sh shell           an interactive shell inside the venv
@@ -324,6 +325,14 @@ main() {
             venv_env
             exec "$VENV/bin/python" -m pytest "$@"
             ;;
+        lint)
+            setup
+            venv_env
+            log "ruff check"
+            "$VENV/bin/ruff" check "$ROOT"
+            log "mypy (pyproject.toml [tool.mypy])"
+            (cd "$ROOT" && "$VENV/bin/mypy")
+            ;;
         bench)
             setup
             venv_env
@@ -347,7 +356,7 @@ main() {
             rm -rf "$VENV" "$ROOT/.test-logs" "$LOCK_FILE"
             log "removed .venv and .test-logs"
             ;;
-        help | -h | --help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+        help | -h | --help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
         *) die "unknown command '$command' (see ./dev.sh help)" ;;
     esac
 }

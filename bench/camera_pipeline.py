@@ -96,7 +96,7 @@ def main() -> None:
                 invalidate_renders(sim)
                 return sim.read('host', name)
 
-            def bare(flags: int = flags, view=view, proj=proj) -> object:
+            def bare(flags: int = flags, view=view, proj=proj, w: int = w, h: int = h) -> object:
                 return p.getCameraImage(w, h, view, proj, renderer=flag, flags=flags,
                                         physicsClientId=sim.client)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 GAME = ROOT.parent / 'shared/corpus/simrobot/BHumanCodeRelease/Config/Scenes/Game.ros2'
 
-_CHILD = '''
+_CHILD = """
 import dataclasses, resource, sys
 sys.path.insert(0, {root!r})
 from scene_sim_ros import Simulation, load_scene
@@ -37,7 +37,7 @@ if robots:
     sim = Simulation(dataclasses.replace(scene, entities=tuple(kept)))
     sim.step(int(round(1.0 / sim.step_length)))
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
-'''
+"""
 
 
 def peak_rss_mb(robots: int) -> float:

@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SCENE = ROOT.parent / 'shared/corpus/simrobot/BHumanCodeRelease/Config/Scenes/Game.ros2'
 
-_CHILD = '''
+_CHILD = """
 import sys, time
 sys.path.insert(0, {root!r})
 from scene_sim_ros.formats import load_scene
@@ -30,7 +30,7 @@ start = time.perf_counter()
 load_scene({scene!r})
 second = time.perf_counter() - start
 print(first, second, len(scene.entities))
-'''
+"""
 
 
 def measure_once(scene: Path) -> tuple[float, float, int]:

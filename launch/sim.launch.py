@@ -18,10 +18,11 @@ import os
 import shutil
 import sys
 
-from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+
+from launch import LaunchDescription
 
 PACKAGE = 'scene_sim_ros'
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -61,7 +61,7 @@ def add_client_commands(commands) -> None:
 
     echo = _command(commands, 'echo', 'print the messages of a topic (ros2 topic echo)',
                     'Print the messages of a topic as YAML documents, like ros2 topic echo. '
-                    'The type comes from the graph and the publishers\' QoS is matched '
+                    "The type comes from the graph and the publishers' QoS is matched "
                     '(latched and best-effort topics work). Arrays longer than 32 items are '
                     'cut to their first 8 unless --full. Ctrl-C stops.',
                     '  scene-sim-ros echo /rover/joint_states --once\n'
@@ -98,7 +98,7 @@ def add_client_commands(commands) -> None:
     send = _command(commands, 'send', 'send one joint command to a running simulation',
                     'Publish one sensor_msgs/JointState on <entity>/joint_commands. Values must '
                     'be finite numbers and joints movable joints of the live robot; afterwards '
-                    'the node\'s rejection counter (scene_sim/rejected_commands) tells whether '
+                    "the node's rejection counter (scene_sim/rejected_commands) tells whether "
                     'the command was accepted (exit 1 if it was rejected).',
                     '  scene-sim-ros send rover pan_joint=1.0 tilt_joint=0.3\n'
                     '  scene-sim-ros send rover left_wheel_joint=5 right_wheel_joint=5 --velocity\n'
@@ -171,7 +171,7 @@ def add_client_commands(commands) -> None:
                      '--pose 1 0 0.5\n'
                      '  scene-sim-ros spawn rover2 scene_sim_ros/data/scenes/default.ros2#rover '
                      '--pose 0 2 0 0 0 3.14')
-    spawn.add_argument('name', help='the new entity\'s name (a ROS name token)')
+    spawn.add_argument('name', help="the new entity's name (a ROS name token)")
     spawn.add_argument('source', help='FILE#ENTITY, FILE, file:// URI or XML text')
     spawn.add_argument('--pose', nargs='+', default=None, metavar='V',
                        help='x y z [roll pitch yaw]')
@@ -189,7 +189,7 @@ def add_client_commands(commands) -> None:
     _timeout(delete, 30.0)
 
     set_pose = _command(commands, 'set-pose', 'teleport an entity',
-                        'Move an entity\'s root to a pose (set_entity_state): x y z [roll pitch '
+                        "Move an entity's root to a pose (set_entity_state): x y z [roll pitch "
                         'yaw], metres and radians, in the world frame (or --frame).',
                         '  scene-sim-ros set-pose ball 1 2 0.5\n'
                         '  scene-sim-ros set-pose rover 0 0 0.1 0 0 1.57')
@@ -200,7 +200,7 @@ def add_client_commands(commands) -> None:
     _timeout(set_pose, 10.0)
 
     param = _command(commands, 'param', "get, set or list the simulation node's parameters",
-                     'The node\'s parameters (ros2 param get|set|list). set parses VALUE like '
+                     "The node's parameters (ros2 param get|set|list). set parses VALUE like "
                      'ros2 param set: true/false, integers, floats, strings, [a, b] arrays.',
                      '  scene-sim-ros param list\n  scene-sim-ros param get real_time_factor\n'
                      '  scene-sim-ros param set real_time_factor 0.5\n'
@@ -233,7 +233,8 @@ def run_client_command(args: argparse.Namespace) -> int:
 
 
 def _dispatch(a: argparse.Namespace) -> int:  # noqa: C901 (one line per command)
-    from .ros.client import param_tools, send, supervisor_tools as sv, topic_tools
+    from .ros.client import param_tools, send, topic_tools
+    from .ros.client import supervisor_tools as sv
     ns = a.namespace if hasattr(a, 'namespace') else '/'
     if a.command == 'list':
         from .ros.tools import list_graph

@@ -4,9 +4,10 @@ configuration.
 The default scene and the examples live inside the Python package (``scene_sim_ros/data``) so
 that every kind of install finds them. An example is a scene file of ``data/examples`` in any
 supported format (helper files there, such as a RaiSim sensor set or height map, are not
-examples); its name is the file name without the extension (``car`` for ``car.ros2``). ``config/`` (parameters, RViz) and ``launch/`` sit at the package root and are
-installed by ``colcon build`` under ``share/scene_sim_ros``; in a source checkout they are found
-next to this package.
+examples); its name is the file name without the extension (``car`` for ``car.ros2``).
+``config/`` (parameters, RViz) and ``launch/`` sit at the package root and are installed by
+``colcon build`` under ``share/scene_sim_ros``; in a source checkout they are found next to this
+package.
 """
 
 from __future__ import annotations

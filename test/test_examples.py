@@ -15,8 +15,14 @@ import pytest
 from scene_sim_ros.cli import build_parser
 from scene_sim_ros.errors import SceneSimError
 from scene_sim_ros.formats import load_scene
-from scene_sim_ros.resources import (DATA_DIR, EXAMPLES_DIR, example_description, example_format,
-                                     example_names, example_path)
+from scene_sim_ros.resources import (
+    DATA_DIR,
+    EXAMPLES_DIR,
+    example_description,
+    example_format,
+    example_names,
+    example_path,
+)
 from support.processes import console_script
 
 REPO = Path(__file__).resolve().parents[1]

@@ -39,8 +39,23 @@ from pathlib import Path
 from lxml import etree
 
 from ..errors import SceneLoadError
-from ..scene import (Box, Capsule, Collision, Cylinder, Entity, Inertial, Joint, Link, MeshFile,
-                     Scene, ServoMotor, Sphere, Visual)
+from ..scene import (
+    Box,
+    Capsule,
+    Collision,
+    Cylinder,
+    Entity,
+    EntityKind,
+    Inertial,
+    Joint,
+    JointType,
+    Link,
+    MeshFile,
+    Scene,
+    ServoMotor,
+    Sphere,
+    Visual,
+)
 from ..scene.geometry import GREY, RGBA, Shape
 from ..scene.inertia import rotate_inertia
 from ..scene.transforms import IDENTITY, Pose, normalized
@@ -53,8 +68,8 @@ DEFAULT_MAX_EFFORT = 100.0
 DEFAULT_MAX_VELOCITY = 10.0
 """rad/s (revolute) or m/s (prismatic) where the URDF gives no ``<limit velocity>``."""
 
-JOINT_TYPES = {'revolute': 'revolute', 'continuous': 'revolute', 'prismatic': 'prismatic',
-               'fixed': 'fixed'}
+JOINT_TYPES: dict[str, JointType] = {'revolute': 'revolute', 'continuous': 'revolute',
+                                     'prismatic': 'prismatic', 'fixed': 'fixed'}
 WORLD_JOINT_TYPES = ('fixed', 'floating', 'planar')
 KNOWN_ROBOT_CHILDREN = {'link', 'joint', 'material', 'gazebo', 'transmission'}
 KNOWN_LINK_CHILDREN = {'inertial', 'collision', 'visual'}
@@ -266,9 +281,9 @@ def _inertial(ctx: _Context, link: etree._Element) -> Inertial:
     origin = _origin(ctx, inertial)
     mass = _float(ctx, inertial.find('mass'), 'value', 0.0) or 0.0
     tensor = inertial.find('inertia')
-    values = tuple(_float(ctx, tensor, key, 0.0) or 0.0
-                   for key in ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'))
-    inertia = rotate_inertia(values, origin.orientation)  # type: ignore[arg-type]
+    ixx, ixy, ixz, iyy, iyz, izz = (_float(ctx, tensor, key, 0.0) or 0.0
+                                    for key in ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'))
+    inertia = rotate_inertia((ixx, ixy, ixz, iyy, iyz, izz), origin.orientation)
     return Inertial(mass, origin.position, inertia)
 
 
@@ -342,7 +357,7 @@ def _joint(ctx: _Context, element: etree._Element) -> Joint | None:
         except ValueError:
             ctx.error(axis_el.sourceline, f'joint {name!r} has a zero axis')
     dynamics = element.find('dynamics')
-    return Joint(name=name, type=joint_type, parent=parent.get('link', ''),  # type: ignore[arg-type]
+    return Joint(name=name, type=joint_type, parent=parent.get('link', ''),
                  child=child.get('link', ''), origin=_origin(ctx, element), axis=axis,
                  limits=limits, motor=_motor(joint_type, effort, velocity),
                  damping=_float(ctx, dynamics, 'damping', 0.0) or 0.0,
@@ -409,8 +424,8 @@ def _build(root: etree._Element, ctx: _Context, name: str | None, text: str) -> 
     visit(root_name)
     sensor_sets = tuple((n, el.get('sensor', ''), el.sourceline or 0)
                         for n, el in link_elements.items() if el.get('sensor'))
-    kind = 'robot' if order_joints or sensor_sets else 'object'
-    entity = Entity(name=name or root.get('name', root_name), kind=kind,  # type: ignore[arg-type]
+    kind: EntityKind = 'robot' if order_joints or sensor_sets else 'object'
+    entity = Entity(name=name or root.get('name', root_name), kind=kind,
                     links=tuple(order_links), joints=tuple(order_joints), pose=pose,
                     fixed_base=not floating, urdf=text, source=ctx.file)
     return UrdfModel(entity=entity, floating=floating, sensor_sets=sensor_sets,

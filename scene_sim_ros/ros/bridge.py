@@ -21,8 +21,14 @@ from trajectory_msgs.msg import JointTrajectory
 from ..scene import Entity
 from . import qos
 from .adapters import ADAPTERS, OPTICAL_KINDS, AdapterSettings, SensorAdapter
-from .commands import (CommandRejected, JointCommand, Trajectory,
-                       forward_commands, joint_state_commands, trajectory)
+from .commands import (
+    CommandRejected,
+    JointCommand,
+    Trajectory,
+    forward_commands,
+    joint_state_commands,
+    trajectory,
+)
 from .conversions import joint_state_message, set_stamp, stamp_seconds
 from .mobile_base import MobileBase, is_mobile
 from .names import ros_name, sensor_groups

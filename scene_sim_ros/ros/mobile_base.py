@@ -26,9 +26,17 @@ from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor
 
 from ..scene import Entity, Pose
-from ..sim.mobile_base import (DiffDriveGeometry, OdometryEstimator, OdometryNoise,
-                               TwistController, TwistLimits, base_link_name, find_diff_drive,
-                               wheel_geometry)
+from ..scene.transforms import quat, vec3
+from ..sim.mobile_base import (
+    DiffDriveGeometry,
+    OdometryEstimator,
+    OdometryNoise,
+    TwistController,
+    TwistLimits,
+    base_link_name,
+    find_diff_drive,
+    wheel_geometry,
+)
 from . import qos
 from .conversions import set_stamp, stamp_seconds
 from .names import ros_name
@@ -123,7 +131,7 @@ def parameter(node: Any, name: str) -> Any:
 def _rotate_into(q: Sequence[float], v: Sequence[float]) -> tuple[float, float, float]:
     """``v`` (world) expressed in the frame whose orientation is ``q``."""
     inverse = Pose((0.0, 0.0, 0.0), (-q[0], -q[1], -q[2], q[3]))
-    return inverse.rotate(tuple(v))  # type: ignore[return-value]
+    return inverse.rotate(vec3(v))
 
 
 def _covariance(position: float, heading: float) -> np.ndarray:
@@ -243,6 +251,7 @@ class MobileBase:
                 return
         vy = twist.linear.y if self.holonomic else 0.0
         controller = self.controller
+        assert controller is not None  # cmd_vel is subscribed to only with a controller
 
         def apply() -> None:
             controller.command(twist.linear.x, vy, twist.angular.z, self.node.stepper.time)
@@ -270,7 +279,7 @@ class MobileBase:
         # holonomic: the planar twist in the base frame, keeping vertical motion and tilt rates
         _, orientation = sim.get_pose(self.name)
         linear, angular = sim.get_velocity(self.name)
-        pose = Pose((0.0, 0.0, 0.0), tuple(orientation))  # type: ignore[arg-type]
+        pose = Pose((0.0, 0.0, 0.0), quat(orientation))
         world = pose.rotate((vx, vy, 0.0))
         sim.set_velocity(self.name, (world[0], world[1], linear[2]),
                          (angular[0], angular[1], wz))
@@ -285,7 +294,7 @@ class MobileBase:
 
     def _true_base_pose(self) -> Pose:
         position, orientation = self.node.sim.get_pose(self.sim_name)
-        return Pose(tuple(position), tuple(orientation))  # type: ignore[arg-type]
+        return Pose(vec3(position), quat(orientation))
 
     def after_step(self, t: float) -> None:
         """Physics thread, after every step: integrate (when noisy) and publish when due."""
@@ -331,7 +340,7 @@ class MobileBase:
                             tuple[Sequence[float], Sequence[float]]]:
         """For /tf (physics thread): (odom -> root link, world -> odom) given the root's true
         world pose."""
-        root = Pose(tuple(root_pose[0]), tuple(root_pose[1]))  # type: ignore[arg-type]
+        root = Pose(vec3(root_pose[0]), quat(root_pose[1]))
         if not self.estimator.noise.noisy:
             return root_pose, ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
         truth, estimate = self.estimate()

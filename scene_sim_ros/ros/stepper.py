@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, Literal, overload
 
 MAX_LAG = 0.25
 """Wall seconds behind schedule after which pacing re-anchors (no catch-up burst)."""
@@ -131,6 +131,11 @@ class Stepper:
         with self._wake:
             self._real_time_factor = max(0.0, float(value))
             self._anchor = None
+
+    @overload
+    def submit(self, task: Callable[[], Any], *, want_result: Literal[True] = True) -> Future: ...
+    @overload
+    def submit(self, task: Callable[[], Any], *, want_result: bool) -> Future | None: ...
 
     def submit(self, task: Callable[[], Any], *, want_result: bool = True) -> Future | None:
         """Run ``task()`` on the physics thread before the next step (also while paused).

@@ -283,6 +283,8 @@ class DynamicTransforms:
             values[row, 3:] = orientation
             values[roots + joints + k, :3] = odom_position
             values[roots + joints + k, 3:] = odom_orientation
+        if self._serialized is None:
+            raise RuntimeError('message() before set_entities()')
         return self._serialized.serialize(time, values)
 
     def publish(self, time: float, root_poses: Sequence[tuple[Sequence[float], Sequence[float]]],

@@ -32,8 +32,16 @@ from rclpy.task import Future
 from . import qos
 from .conversions import set_stamp, stamp_seconds
 from .names import TRAJECTORY_CONTROLLER
-from .trajectory_goal import (INVALID_GOAL, PREEMPTED_MESSAGE, Goal, GoalError, GoalMonitor,
-                              Outcome, Sample, check_goal)
+from .trajectory_goal import (
+    INVALID_GOAL,
+    PREEMPTED_MESSAGE,
+    Goal,
+    GoalError,
+    GoalMonitor,
+    Outcome,
+    Sample,
+    check_goal,
+)
 
 try:
     from control_msgs.action import FollowJointTrajectory

@@ -138,7 +138,7 @@ def check_goal(joint_names: Sequence[str], points: Sequence[PointEntry], *,
         raise GoalError(INVALID_JOINTS, f'duplicate joint names in {names}')
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise GoalError(INVALID_JOINTS, f'unknown joint(s) {unknown}; the controller\'s '
+        raise GoalError(INVALID_JOINTS, f"unknown joint(s) {unknown}; the controller's "
                                         f'joints: {list(known)}')
     if not points:
         raise GoalError(INVALID_GOAL, 'the trajectory has no points')
@@ -167,7 +167,7 @@ def check_goal(joint_names: Sequence[str], points: Sequence[PointEntry], *,
                 raise GoalError(INVALID_GOAL, f'{where}.{label} holds {bad[0]}')
     last = points[-1]
     if any(v != 0.0 for v in last[2]):
-        raise GoalError(INVALID_GOAL, 'the last point has a non-zero velocity (JTC\'s '
+        raise GoalError(INVALID_GOAL, "the last point has a non-zero velocity (JTC's "
                                       'allow_nonzero_velocity_at_trajectory_end is false)')
     if not math.isfinite(stamp):
         raise GoalError(INVALID_GOAL, f'header stamp {stamp}')
@@ -261,14 +261,14 @@ class GoalMonitor:
         if sample is None:
             return None
         goal = self.goal
-        end = self.end_time
-        assert end is not None
+        start, end = goal.plan.start, self.end_time
+        assert start is not None and end is not None  # sample() is None until the plan started
         if t < end:
             bad = violations(goal.joints, goal.path, sample.position_error,
                              sample.velocity_error)
             if bad:
                 return Outcome(PATH_TOLERANCE_VIOLATED,
-                               f'path tolerance violated at {t - goal.plan.start:.3f} s into the '
+                               f'path tolerance violated at {t - start:.3f} s into the '
                                f'trajectory: ' + '; '.join(bad))
             return None
         position_error = [g - a for g, a in zip(goal.end_positions, positions)]

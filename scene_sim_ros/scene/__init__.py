@@ -1,13 +1,38 @@
 """The format-neutral scene model (pure Python: no PyBullet, no rclpy)."""
 
-from .geometry import (RGBA, Box, Capsule, Cylinder, Heightfield, Mesh, MeshFile, Plane, Shape,
-                       Sphere, Torus)
-from .model import (Collision, ContactDefaults, Entity, EntityKind, Inertial, Joint, JointType,
-                    Light, Link, MaterialPair, Scene, Visual, Wire)
+from .geometry import RGBA, Box, Capsule, Cylinder, Heightfield, Mesh, MeshFile, Plane, Shape, Sphere, Torus
+from .model import (
+                       Collision,
+                       ContactDefaults,
+                       Entity,
+                       EntityKind,
+                       Inertial,
+                       Joint,
+                       JointType,
+                       Light,
+                       Link,
+                       MaterialPair,
+                       Scene,
+                       Visual,
+                       Wire,
+)
 from .motors import Motor, PT2Motor, ServoMotor, VelocityMotor
-from .sensors import (Accelerometer, ApproxDistanceSensor, Camera, CollisionSensor, Compass,
-                      DepthCamera, Gps, Gyroscope, InertialUnit, JointPositionSensor,
-                      SegmentationCamera, Sensor, SingleDistanceSensor, UserInput)
+from .sensors import (
+                       Accelerometer,
+                       ApproxDistanceSensor,
+                       Camera,
+                       CollisionSensor,
+                       Compass,
+                       DepthCamera,
+                       Gps,
+                       Gyroscope,
+                       InertialUnit,
+                       JointPositionSensor,
+                       SegmentationCamera,
+                       Sensor,
+                       SingleDistanceSensor,
+                       UserInput,
+)
 from .transforms import IDENTITY, Pose, Quat, Vec3
 
 __all__ = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Union
+from typing import ClassVar, overload
 
 import numpy as np
 
@@ -60,10 +60,16 @@ class Plane:
     kind: ClassVar[str] = 'plane'
 
 
+@overload
+def _frozen(array: np.ndarray, dtype: type) -> np.ndarray: ...
+@overload
+def _frozen(array: np.ndarray | None, dtype: type) -> np.ndarray | None: ...
+
+
 def _frozen(array: np.ndarray | None, dtype: type) -> np.ndarray | None:
     if array is None:
         return None
-    out = np.ascontiguousarray(array, dtype=dtype)
+    out: np.ndarray = np.ascontiguousarray(array, dtype=dtype)
     out.flags.writeable = False
     return out
 
@@ -147,4 +153,4 @@ class Heightfield:
         return hash(self.digest)
 
 
-Shape = Union[Box, Sphere, Cylinder, Capsule, Torus, Plane, Mesh, MeshFile, Heightfield]
+Shape = Box | Sphere | Cylinder | Capsule | Torus | Plane | Mesh | MeshFile | Heightfield

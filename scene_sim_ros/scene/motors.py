@@ -7,8 +7,7 @@ motor is passive.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Union
-
+from typing import ClassVar
 
 VELOCITY_LAW = 'velocity'
 """SimRobotCore2 on ODE: a PID controller gives a joint velocity, realised with ``max_force``."""
@@ -69,4 +68,4 @@ class PT2Motor:
     kind: ClassVar[str] = 'pt2'
 
 
-Motor = Union[ServoMotor, VelocityMotor, PT2Motor]
+Motor = ServoMotor | VelocityMotor | PT2Motor

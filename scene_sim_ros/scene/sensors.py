@@ -10,7 +10,7 @@ for colour images in intensity units 0..1).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Union
+from typing import ClassVar
 
 from .transforms import IDENTITY, Pose
 
@@ -185,8 +185,8 @@ class JointPositionSensor:
     kind: ClassVar[str] = 'joint_position'
 
 
-Sensor = Union[Camera, DepthCamera, SegmentationCamera, SingleDistanceSensor, ApproxDistanceSensor,
-               Accelerometer, Gyroscope, InertialUnit, Gps, Compass, CollisionSensor, UserInput,
-               JointPositionSensor]
+Sensor = (Camera | DepthCamera | SegmentationCamera | SingleDistanceSensor | ApproxDistanceSensor
+          | Accelerometer | Gyroscope | InertialUnit | Gps | Compass | CollisionSensor | UserInput
+          | JointPositionSensor)
 
 IMAGE_SENSORS = (Camera, DepthCamera, SegmentationCamera)

@@ -24,6 +24,12 @@ def vec3(values: Sequence[float]) -> Vec3:
     return (float(x), float(y), float(z))
 
 
+def quat(values: Sequence[float]) -> Quat:
+    """Return ``values`` (x, y, z, w) as a tuple of four floats, as they are (not normalised)."""
+    x, y, z, w = values
+    return (float(x), float(y), float(z), float(w))
+
+
 def add(a: Vec3, b: Vec3) -> Vec3:
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 

@@ -40,12 +40,11 @@ import pybullet as pb
 from ..errors import SimulationError
 from ..scene import Entity, Joint, Link, Pose, Scene, ServoMotor
 from ..scene.sensors import CollisionSensor
-from ..scene.transforms import quat_from_matrix
+from ..scene.transforms import quat_from_matrix, vec3
 from .materials import LinkContact, link_material, rolling_coefficient
 from .motors import MotorBank
-from .torque_servos import (is_torque_controlled, mobility_source, substeps_for,
-                            with_armature)
 from .shapes import ShapeCache, apply_colors
+from .torque_servos import is_torque_controlled, mobility_source, substeps_for, with_armature
 
 MIN_MASS = 1e-3
 SENSOR_LINK_MASS = 1e-4
@@ -174,10 +173,10 @@ def principal_inertia(link: Link, movable: bool) -> tuple[float, Pose, tuple[flo
         values, vectors = np.linalg.eigh(np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
         if np.linalg.det(vectors) < 0.0:
             vectors[:, 2] = -vectors[:, 2]
-        moments = tuple(float(v) for v in values)
+        moments = vec3(values.tolist())
         orientation = quat_from_matrix(vectors.tolist())
-    moments = tuple(max(m, MIN_PRINCIPAL_INERTIA) for m in moments)
-    return mass, Pose(inertial.com, orientation), moments  # type: ignore[return-value]
+    moments = vec3([max(m, MIN_PRINCIPAL_INERTIA) for m in moments])
+    return mass, Pose(inertial.com, orientation), moments
 
 
 @dataclass
@@ -228,11 +227,12 @@ class Builder:
             mass = min(SENSOR_LINK_MASS, 0.01 * masses[i])
             share = mass / masses[i] if masses[i] > 0.0 else 0.0
             helper_masses.append(mass)
-            helper_moments.append(tuple(max(m * share, MIN_PRINCIPAL_INERTIA) for m in moments[i]))
+            helper_moments.append(vec3([max(m * share, MIN_PRINCIPAL_INERTIA) for m in moments[i]]))
             masses[i] -= mass
-            moments[i] = tuple(m * (1.0 - share) for m in moments[i])  # type: ignore[assignment]
+            moments[i] = vec3([m * (1.0 - share) for m in moments[i]])
             at_moved_root = i == 0 and field_frame is not None
-            helper_origins.append(field_frame.inverse() if at_moved_root else Pose())
+            helper_origins.append(field_frame.inverse() if at_moved_root and field_frame is not None
+                                  else Pose())
         flags = (pb.URDF_USE_SELF_COLLISION | pb.URDF_USE_SELF_COLLISION_EXCLUDE_PARENT
                  if entity.self_collision else 0)
         body = pb.createMultiBody(

@@ -30,12 +30,14 @@ def write_obj(mesh: Mesh, path: Path) -> None:
     """Write ``mesh`` as a Wavefront .obj file (vertices, texture coordinates, normals, faces)."""
     lines = [f'# {mesh.name or "mesh"} {mesh.digest}']
     lines += [f'v {x:.9g} {y:.9g} {z:.9g}' for x, y, z in mesh.vertices]
-    has_uv = mesh.texcoords is not None and len(mesh.texcoords) == len(mesh.vertices)
-    has_normals = mesh.normals is not None and len(mesh.normals) == len(mesh.vertices)
-    if has_uv:
-        lines += [f'vt {u:.9g} {v:.9g}' for u, v in mesh.texcoords]
-    if has_normals:
-        lines += [f'vn {x:.9g} {y:.9g} {z:.9g}' for x, y, z in mesh.normals]
+    # per-vertex attributes only: one of another length is left out
+    uv, normals = (a if a is not None and len(a) == len(mesh.vertices) else None
+                   for a in (mesh.texcoords, mesh.normals))
+    has_uv, has_normals = uv is not None, normals is not None
+    if uv is not None:
+        lines += [f'vt {u:.9g} {v:.9g}' for u, v in uv]
+    if normals is not None:
+        lines += [f'vn {x:.9g} {y:.9g} {z:.9g}' for x, y, z in normals]
     for a, b, c in mesh.triangles + 1:
         if has_uv and has_normals:
             lines.append(f'f {a}/{a}/{a} {b}/{b}/{b} {c}/{c}/{c}')

@@ -29,7 +29,7 @@ import numpy as np
 from ..scene import Entity, Joint, Pose
 from ..scene.geometry import Cylinder, Sphere
 from ..scene.motors import VelocityMotor
-from ..scene.transforms import IDENTITY, quat_from_axis_angle
+from ..scene.transforms import IDENTITY, quat_from_axis_angle, vec3
 
 COAXIAL_TOLERANCE = math.radians(5.0)
 """Largest angle between two wheel axes (and between an axis and the line joining the wheel
@@ -212,11 +212,12 @@ def wheel_geometry(entity: Entity, left_joint: str, right_joint: str, separation
             raise ValueError(f'{entity.name!r}: cannot derive the wheel separation of '
                              f'{left_joint}/{right_joint}; set it')
     if radius <= 0.0:
-        radii = [_wheel_radius(entity, lj.child, lj.axis), _wheel_radius(entity, rj.child, rj.axis)]
-        if None in radii:
+        left = _wheel_radius(entity, lj.child, lj.axis)
+        right = _wheel_radius(entity, rj.child, rj.axis)
+        if left is None or right is None:
             raise ValueError(f'{entity.name!r}: no wheel cylinder or sphere on '
                              f'{lj.child}/{rj.child}; set the wheel radius')
-        radius = 0.5 * (radii[0] + radii[1])
+        radius = 0.5 * (left + right)
 
     def sign(axis: np.ndarray) -> float:
         return 1.0 if axis[1] >= 0.0 else -1.0
@@ -377,12 +378,12 @@ class OdometryEstimator:
         extra_yaw = n.drift_angular * d
         if n.angular and d + turn > 0.0:
             extra_yaw += float(rng.normal(0.0, n.angular * math.sqrt(d + turn)))
-        position = tuple(v * scale for v in delta.position)
+        position = vec3([v * scale for v in delta.position])
         orientation = delta.orientation
         if extra_yaw:
             orientation = (Pose((0.0, 0.0, 0.0), quat_from_axis_angle((0.0, 0.0, 1.0), extra_yaw))
                            * Pose((0.0, 0.0, 0.0), orientation)).orientation
-        self.estimate = self.estimate * Pose(position, orientation)  # type: ignore[arg-type]
+        self.estimate = self.estimate * Pose(position, orientation)
         return self.estimate
 
     def variances(self, floor: float = 1e-6) -> tuple[float, float]:

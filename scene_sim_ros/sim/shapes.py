@@ -30,8 +30,20 @@ from pathlib import Path
 
 import pybullet as pb
 
-from ..scene import (Box, Capsule, Collision, Cylinder, Heightfield, Mesh, MeshFile, Plane, Pose,
-                     Sphere, Torus, Visual)
+from ..scene import (
+    Box,
+    Capsule,
+    Collision,
+    Cylinder,
+    Heightfield,
+    Mesh,
+    MeshFile,
+    Plane,
+    Pose,
+    Sphere,
+    Torus,
+    Visual,
+)
 from ..scene.geometry import Shape
 from .meshes import mesh_file, torus_mesh, torus_segments
 
@@ -165,7 +177,7 @@ class ShapeCache:
         fields = [p for p in parts if p.heightfield is not None]
         if fields:
             if len(parts) > 1:
-                self.warnings.append('a height field must be its link\'s only shape; '
+                self.warnings.append("a height field must be its link's only shape; "
                                      'the other shapes of that link were dropped')
             return self._create_heightfield(fields[0], collision)
         flags = pb.GEOM_FORCE_CONCAVE_TRIMESH if concave else 0
@@ -194,7 +206,8 @@ class ShapeCache:
         # PyBullet spells a cylinder's length 'height' for collision, 'length' for visual shapes
         length_key = 'height' if collision else 'length'
         kwargs = dict(radius=part.radius, halfExtents=list(part.half_extents),
-                      **{length_key: part.length}, meshScale=list(part.mesh_scale), planeNormal=list(part.plane_normal),
+                      **{length_key: part.length}, meshScale=list(part.mesh_scale),
+                      planeNormal=list(part.plane_normal),
                       physicsClientId=self.client)
         if part.file_name:
             kwargs['fileName'] = part.file_name

@@ -30,13 +30,13 @@ import pybullet as pb
 from ..errors import CommandError, SimulationError
 from ..scene import Entity, Pose, Scene
 from ..scene.sensors import IMAGE_SENSORS
-from ..scene.transforms import cross, quat_from_axis_angle, quat_multiply, quat_normalized
+from ..scene.transforms import cross, quat_from_axis_angle, quat_multiply, quat_normalized, vec3
 from .builder import Builder, BuiltEntity
+from .guard import ExplosionGuard
 from .materials import fit_materials
 from .meshes import default_mesh_dir
-from .motors import EFFORT, POSITION
+from .motors import POSITION
 from .shapes import ShapeCache
-from .guard import ExplosionGuard
 from .torque_servos import substeps_for
 
 # Game.ros2, 14 NAOs standing 10 s: 10 iterations let them fall (27 cm), 20 hold within 1.7 cm,
@@ -261,7 +261,7 @@ class Simulation:
                 turn = quat_from_axis_angle(angular, speed * dt)
                 orientation = quat_normalized(quat_multiply(turn, orientation))
             position = tuple(p + v * dt for p, v in zip(pose.position, linear))
-            built.kinematic_pose = Pose(position, orientation)  # type: ignore[arg-type]
+            built.kinematic_pose = Pose(position, orientation)
             self._place_root(built, built.kinematic_pose)
 
     # -- names -----------------------------------------------------------------------------
@@ -379,7 +379,7 @@ class Simulation:
         if len(values) != 7 or not all(math.isfinite(v) for v in values):
             raise SimulationError(f'{name!r}: pose needs 3 + 4 finite numbers, got {values}')
         try:
-            pose = Pose(tuple(values[:3]), quat_normalized(values[3:]))  # type: ignore[arg-type]
+            pose = Pose(vec3(values[:3]), quat_normalized(values[3:]))
         except ValueError:
             raise SimulationError(f'{name!r}: zero quaternion') from None
         if built.kinematic_pose is not None:
@@ -409,8 +409,8 @@ class Simulation:
             com, linear, angular = state[0], state[6], state[7]
             origin = (Pose(state[0], state[1]) * built.inertial_inverse[index]).position
         offset = tuple(o - c for o, c in zip(origin, com))
-        linear = tuple(v + w for v, w in zip(linear, cross(angular, offset)))  # type: ignore
-        return linear, tuple(angular)  # type: ignore[return-value]
+        linear = tuple(v + w for v, w in zip(linear, cross(angular, offset)))
+        return linear, tuple(angular)
 
     def get_velocity(self, name: str) -> tuple[Vector, Vector]:
         """(linear, angular) world velocity of an entity root or ``"entity/link"``."""
@@ -425,13 +425,13 @@ class Simulation:
         values = [float(v) for v in (*linear, *angular)]
         if len(values) != 6 or not all(math.isfinite(v) for v in values):
             raise SimulationError(f'{name!r}: velocity needs 3 + 3 finite numbers')
-        linear_v, angular_v = tuple(values[:3]), tuple(values[3:])
+        linear_v, angular_v = vec3(values[:3]), vec3(values[3:])
         if built.kinematic_pose is not None:
             built.kinematic_velocity = (linear_v, angular_v)
         com = pb.getBasePositionAndOrientation(built.body, physicsClientId=self.client)[0]
         origin = self._link_pose(built, -1).position
         offset = tuple(c - o for c, o in zip(com, origin))
-        com_velocity = tuple(v + w for v, w in zip(linear_v, cross(angular_v, offset)))  # type: ignore
+        com_velocity = tuple(v + w for v, w in zip(linear_v, cross(angular_v, offset)))
         pb.resetBaseVelocity(built.body, com_velocity, angular_v, physicsClientId=self.client)
         _invalidate_renders(self)
 
@@ -486,8 +486,7 @@ class Simulation:
                 not math.isfinite(duration) or duration < 0.0:
             raise SimulationError('apply_force needs finite force, torque and duration >= 0')
         steps = max(1, round(duration / self.step_length))
-        self._pushes.append(_Push(built.body, index, tuple(values[:3]),  # type: ignore[arg-type]
-                                  tuple(values[3:]), steps))  # type: ignore[arg-type]
+        self._pushes.append(_Push(built.body, index, vec3(values[:3]), vec3(values[3:]), steps))
 
     def contacts(self, entity: str) -> list[ContactPoint]:
         """Contact points of ``entity`` after the last step."""
@@ -499,7 +498,7 @@ class Simulation:
                 link=built.model_link_name(c[3]) or '',
                 other_entity=other.name if other else '',
                 other_link=(other.model_link_name(c[4]) or '') if other else '',
-                position=c[5], normal=tuple(c[7]),  # type: ignore[arg-type]
+                position=c[5], normal=tuple(c[7]),
                 normal_force=c[9], distance=c[8]))
         return points
 
@@ -518,7 +517,7 @@ class Simulation:
         if total <= 0.0:
             return self._link_pose(built, -1).position
         return tuple(sum(m * p[k] for m, p in zip(masses, positions)) / total
-                     for k in range(3))  # type: ignore[return-value]
+                     for k in range(3))
 
     # -- sensors ---------------------------------------------------------------------------
     def read(self, entity: str, sensor: str) -> Any:

@@ -26,15 +26,15 @@ How it is reproduced here (all per joint, vectorised over an entity's servos):
   for all servos of an entity together): ``tau = p (e - h v') - d v'`` with
   ``v' = v + h W tau``, ``W`` the joints' block of the inverse mass matrix of the free-floating
   body (armature included; contacts only add inertia, so the prediction errs on the safe side),
-  from PyBullet's mass matrix every :data:`REFRESH_PERIOD` (30 ms; every step at longer steps). One linear solve per entity
-  and step, ``(1 + h C W) tau = p e - c v`` (``c = p h + d + 0.01``), then the clamp to
-  ``maxForce``. This is stable for every gain and step (p = 200, d = 5 at 5..100 ms) and
-  converges to SimRobotCore3's explicit evaluation as ``h -> 0`` (within 2 % of its discrete
-  step response at 1 ms, test_torque_servos.py). The explicit evaluation itself is not usable
-  here: on the NAO at 12 ms it oscillates by 15 degrees even on joints whose one-joint step is
-  stable, through the coupling of the links, and MuJoCo's own explicit step diverges for
-  p = 200, d = 5 at 10 ms and for every NAO gain at 100 ms. Per-joint (diagonal) implicit
-  evaluation is not enough either: the stiff gains then overshoot through the coupling.
+  from PyBullet's mass matrix every :data:`REFRESH_PERIOD` (30 ms; every step at longer steps).
+  One linear solve per entity and step, ``(1 + h C W) tau = p e - c v`` (``c = p h + d +
+  0.01``), then the clamp to ``maxForce``. This is stable for every gain and step (p = 200, d =
+  5 at 5..100 ms) and converges to SimRobotCore3's explicit evaluation as ``h -> 0`` (within 2 %
+  of its discrete step response at 1 ms, test_torque_servos.py). The explicit evaluation itself
+  is not usable here: on the NAO at 12 ms it oscillates by 15 degrees even on joints whose
+  one-joint step is stable, through the coupling of the links, and MuJoCo's own explicit step
+  diverges for p = 200, d = 5 at 10 ms and for every NAO gain at 100 ms. Per-joint (diagonal)
+  implicit evaluation is not enough either: the stiff gains then overshoot through the coupling.
 - **Long steps** (over :data:`MAX_TORQUE_STEP`, e.g. 0.1 s) are split into physics sub-steps
   (:func:`substeps_for`; only in scenes with torque-law motors): the backward-Euler PD predicts
   the joints as if free, so under a load held by contacts its stiffness falls to about
@@ -82,7 +82,7 @@ def with_armature(link: Link, joint: Joint | None) -> Link:
     xx, xy, xz, yy, yz, zz = link.inertial.inertia
     # a thin rotor disk: a about the axis, a / 2 about the perpendicular axes (a tensor of
     # a * axis axis^T alone would break the triangle inequality PyBullet checks)
-    a, half = ARMATURE, ARMATURE / 2.0
+    half = ARMATURE / 2.0
     tensor = (xx + half + half * ax * ax, xy + half * ax * ay, xz + half * ax * az,
               yy + half + half * ay * ay, yz + half * ay * az, zz + half + half * az * az)
     return replace(link, inertial=replace(link.inertial, inertia=tensor))
@@ -127,7 +127,8 @@ class TorqueServos:
                 continue
             motor = joint.motor
             rows.append(k)
-            force.append(motor.max_force)  # type: ignore[union-attr]
+            assert isinstance(motor, (ServoMotor, VelocityMotor))  # is_torque_controlled
+            force.append(motor.max_force)
             if isinstance(motor, ServoMotor):
                 p.append(motor.p)
                 d.append(motor.d)

@@ -23,8 +23,21 @@ import math
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from ..scene import (Box, Capsule, Cylinder, Entity, Heightfield, Joint, Link, Mesh, MeshFile,
-                     Plane, Pose, Sphere, Torus)
+from ..scene import (
+    Box,
+    Capsule,
+    Cylinder,
+    Entity,
+    Heightfield,
+    Joint,
+    Link,
+    Mesh,
+    MeshFile,
+    Plane,
+    Pose,
+    Sphere,
+    Torus,
+)
 from ..scene.geometry import Shape
 from ..scene.transforms import rpy_from_quat
 from .meshes import default_mesh_dir, heightfield_mesh, mesh_file, torus_mesh
@@ -151,8 +164,8 @@ def _effort_and_velocity(joint: Joint) -> tuple[float, float]:
     motor = joint.motor
     effort = velocity = 0.0
     if motor is not None:
-        effort = getattr(motor, 'max_force', None) or getattr(motor, 'f', 0.0)
-        velocity = getattr(motor, 'max_velocity', None) or getattr(motor, 'v', 0.0)
+        effort = getattr(motor, 'max_force', 0.0) or getattr(motor, 'f', 0.0)
+        velocity = getattr(motor, 'max_velocity', 0.0) or getattr(motor, 'v', 0.0)
     if joint.max_effort is not None:
         effort = joint.max_effort if not effort else min(effort, joint.max_effort)
     if joint.max_velocity is not None:

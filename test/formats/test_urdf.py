@@ -15,7 +15,7 @@ from scene_sim_ros.scene import Box, Camera, Cylinder, MeshFile, ServoMotor, Sph
 
 WriteFile = Callable[[str, str], Path]
 
-ARM = '''
+ARM = """
 <robot name="arm">
   <material name="red"><color rgba="1 0 0 1"/></material>
   <link name="base">
@@ -49,7 +49,7 @@ ARM = '''
   <joint name="weld" type="fixed"><parent link="slider"/><child link="tool"/></joint>
   <transmission name="t"/>
 </robot>
-'''
+"""
 
 
 @pytest.fixture
@@ -112,13 +112,13 @@ def test_urdf_default_servo_motors(arm: Path) -> None:
 @pytest.mark.parametrize(('joint_type', 'fixed_base'), [('fixed', True), ('floating', False)])
 def test_urdf_world_link_sets_the_base(write_file: WriteFile, joint_type: str,
                                        fixed_base: bool) -> None:
-    path = write_file('w.urdf', f'''
+    path = write_file('w.urdf', f"""
         <robot name="r">
           <link name="world"/>
           <link name="body"><collision><geometry><sphere radius="0.1"/></geometry></collision></link>
           <joint name="anchor" type="{joint_type}"><parent link="world"/><child link="body"/>
             <origin xyz="1 2 3"/></joint>
-        </robot>''')
+        </robot>""")
     robot = load_scene(path).entity('r')
     assert [link.name for link in robot.links] == ['body']
     assert robot.fixed_base is fixed_base
@@ -127,11 +127,11 @@ def test_urdf_world_link_sets_the_base(write_file: WriteFile, joint_type: str,
 
 
 def test_urdf_errors_carry_file_and_line(write_file: WriteFile) -> None:
-    path = write_file('bad.urdf', '''
+    path = write_file('bad.urdf', """
         <robot name="r">
           <link name="a"/>
           <joint name="j" type="revolute"><parent link="a"/><child link="nowhere"/></joint>
-        </robot>''')
+        </robot>""")
     with pytest.raises(SceneLoadError, match=r'bad\.urdf:3: .*nowhere'):
         load_scene(path)
 
@@ -142,7 +142,7 @@ def test_urdf_tolerates_a_late_xml_declaration(write_file: WriteFile) -> None:
 
 
 def test_urdf_sensor_set_attached_through_raisim(write_file: WriteFile) -> None:
-    write_file('robot/sensors/cam.xml', '''
+    write_file('robot/sensors/cam.xml', """
         <sensor_set name="cam">
           <origin xyz="0.1 0 0"/>
           <link><inertial><mass value="0.5"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
@@ -151,16 +151,16 @@ def test_urdf_sensor_set_attached_through_raisim(write_file: WriteFile) -> None:
               <camera horizontal_fov="1.5"><image width="64" height="48"/><clip near="0.1" far="20"/></camera>
             </sensor>
           </link>
-        </sensor_set>''')
-    write_file('robot/urdf/r.urdf', '''
+        </sensor_set>""")
+    write_file('robot/urdf/r.urdf', """
         <robot name="r">
           <link name="body"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
           <link name="camera_mount" sensor="cam.xml"/>
           <joint name="mount" type="fixed"><parent link="body"/><child link="camera_mount"/></joint>
-        </robot>''')
-    world = write_file('world.xml', '''
+        </robot>""")
+    world = write_file('world.xml', """
         <raisim><objects><articulated_system name="bot" urdf_path="[THIS_DIR]/robot/urdf/r.urdf"/>
-        </objects></raisim>''')
+        </objects></raisim>""")
     scene = load_raisim(world)
     robot = scene.entity('bot')
     (camera,) = robot.sensors

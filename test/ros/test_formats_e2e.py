@@ -18,15 +18,15 @@ import pytest
 pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
-from support.processes import scene_sim_run# noqa: E402
-from support.ros import client_node, spin_until, wait_for_messages  # noqa: E402
-
 from scene_sim_ros import load_scene  # noqa: E402
 from scene_sim_ros.ros.interface_list import interface_rows  # noqa: E402
+from support.processes import scene_sim_run  # noqa: E402
+from support.ros import client_node, spin_until, wait_for_messages  # noqa: E402
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
 from support.corpus import CORPUS, missing  # noqa: E402
+
 WEBOTS_WORLDS = CORPUS / 'webots' / 'webots' / 'projects' / 'samples' / 'devices' / 'worlds'
 CAMERA_WORLD = WEBOTS_WORLDS / 'camera.wbt'
 INERTIAL_UNIT_WORLD = WEBOTS_WORLDS / 'inertial_unit.wbt'

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from support import ros_env as ros_env_lib
 from support.processes import ManagedProcess, ProcessError, python_argv
 
@@ -66,12 +67,12 @@ def test_another_test_process_gets_another_domain(ros_env):
 
 
 def test_stop_ends_the_whole_process_group(tmp_path):
-    script = _script(tmp_path, 'parent.py', '''
+    script = _script(tmp_path, 'parent.py', """
         import subprocess, sys, time
         child = subprocess.Popen(['sleep', '300'])
         print('GRANDCHILD', child.pid, flush=True)
         time.sleep(300)
-    ''')
+    """)
     with ManagedProcess(python_argv(script), log_dir=tmp_path, ready='GRANDCHILD') as proc:
         grandchild = int(proc.wait_for_output(r'GRANDCHILD (\d+)').group(1))
         assert _alive(grandchild)
@@ -85,13 +86,13 @@ def test_stop_ends_the_whole_process_group(tmp_path):
 
 
 def test_stop_escalates_when_signals_are_ignored(tmp_path):
-    script = _script(tmp_path, 'stubborn.py', '''
+    script = _script(tmp_path, 'stubborn.py', """
         import signal, time
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         print('READY', flush=True)
         time.sleep(300)
-    ''')
+    """)
     proc = ManagedProcess(python_argv(script), log_dir=tmp_path, ready='READY', stop_timeout=0.5)
     proc.start()
     assert proc.stop() == -signal.SIGKILL
@@ -100,11 +101,11 @@ def test_stop_escalates_when_signals_are_ignored(tmp_path):
 
 
 def test_early_exit_is_reported_with_the_log(tmp_path):
-    script = _script(tmp_path, 'crash.py', '''
+    script = _script(tmp_path, 'crash.py', """
         import sys
         print('something went wrong here', file=sys.stderr)
         sys.exit(3)
-    ''')
+    """)
     with pytest.raises(ProcessError, match=r'(?s)exited with 3 before it was ready.*went wrong here'):
         ManagedProcess(python_argv(script), log_dir=tmp_path, ready='READY').start()
 
@@ -119,10 +120,10 @@ def test_ready_timeout_stops_the_process(tmp_path):
 
 def test_ready_can_be_a_callable(tmp_path):
     marker = tmp_path / 'marker'
-    script = _script(tmp_path, 'touch.py', f'''
+    script = _script(tmp_path, 'touch.py', f"""
         import pathlib, time
         pathlib.Path({str(marker)!r}).touch()
         time.sleep(300)
-    ''')
+    """)
     with ManagedProcess(python_argv(script), log_dir=tmp_path, ready=lambda p: marker.exists()) as proc:
         assert proc.is_running()

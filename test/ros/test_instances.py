@@ -3,6 +3,7 @@ its namespace and prefixes its frames, so neither sees the other (the Nav2 multi
 beside ROS_DOMAIN_ID isolation)."""
 
 import pytest
+
 from support.processes import scene_sim_run
 from support.ros import client_node, spin_until
 
@@ -22,6 +23,7 @@ def received(two_instances):
     """Everything both instances published on the shared and the namespaced topics in 4 s."""
     from rosgraph_msgs.msg import Clock
     from tf2_msgs.msg import TFMessage
+
     from support.ros import qos
 
     topics = {f'/{ns}/{name}': [] for ns in INSTANCES for name in ('clock', 'tf', 'tf_static')}

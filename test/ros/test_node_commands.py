@@ -4,8 +4,13 @@ import math
 
 import pytest
 
-from scene_sim_ros.ros.commands import (CommandRejected, default_interface, forward_commands,
-                                        joint_state_commands, trajectory)
+from scene_sim_ros.ros.commands import (
+    CommandRejected,
+    default_interface,
+    forward_commands,
+    joint_state_commands,
+    trajectory,
+)
 
 KNOWN = {'a': None, 'b': None, 'c': None}
 

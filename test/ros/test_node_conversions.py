@@ -7,8 +7,14 @@ import pytest
 
 pytest.importorskip('sensor_msgs.msg')
 
-from scene_sim_ros.ros.conversions import (camera_info, fill_image, fill_scan,  # noqa: E402
-                                           imu_message, laser_scan, set_stamp)
+from scene_sim_ros.ros.conversions import (  # noqa: E402
+    camera_info,
+    fill_image,
+    fill_scan,
+    imu_message,
+    laser_scan,
+    set_stamp,
+)
 
 
 def test_stamps_are_exact_in_nanoseconds():

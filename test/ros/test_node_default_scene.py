@@ -14,10 +14,9 @@ import pytest
 pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
-from support.processes import scene_sim_run# noqa: E402
-from support.ros import client_node, qos, spin_until, stamp, wait_for_messages  # noqa: E402
-
 from scene_sim_ros import load_scene  # noqa: E402
+from support.processes import scene_sim_run  # noqa: E402
+from support.ros import client_node, qos, spin_until, stamp, wait_for_messages  # noqa: E402
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
@@ -49,8 +48,9 @@ def clock_seconds(client):
 
 
 def test_every_listed_topic_is_on_the_graph_with_its_type(client, scene):
-    from scene_sim_ros.ros.interface_list import interface_rows
     from rclpy.action import get_action_names_and_types
+
+    from scene_sim_ros.ros.interface_list import interface_rows
     rows = interface_rows(scene)
     expected = {(topic, msg_type) for direction, topic, msg_type in rows if direction != 'action'}
     actions = {(name, msg_type) for direction, name, msg_type in rows if direction == 'action'}
@@ -202,6 +202,7 @@ def test_clock_has_one_publisher_and_the_node_does_not_listen_to_itself(client):
 def test_paused_and_real_time_factor_parameters_apply_while_running(client):
     from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
     from rcl_interfaces.srv import SetParameters
+
     from support.ros import call_service
 
     def set_parameter(name, value):

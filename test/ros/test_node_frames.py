@@ -11,13 +11,13 @@ pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
 from scene_sim_ros import Simulation, load_scene  # noqa: E402
-from scene_sim_ros.ros.tf import (OPTICAL_ROTATION, FrameNames, JointKinematics,  # noqa: E402
-                                  entity_frames)
+from scene_sim_ros.ros.tf import OPTICAL_ROTATION, FrameNames, JointKinematics, entity_frames  # noqa: E402
 from scene_sim_ros.scene import Pose  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_SCENE = REPO / 'scene_sim_ros' / 'data' / 'scenes' / 'default.ros2'
 from support.corpus import CORPUS, missing  # noqa: E402
+
 GAME = (CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes'
         / 'Game.ros2')
 

@@ -15,15 +15,15 @@ import pytest
 pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
-from support.processes import scene_sim_run# noqa: E402
-from support.ros import client_node, qos, spin_until, stamp, wait_for_messages  # noqa: E402
-
 from scene_sim_ros import load_scene  # noqa: E402
 from scene_sim_ros.scene import Pose  # noqa: E402
+from support.processes import scene_sim_run  # noqa: E402
+from support.ros import client_node, qos, spin_until, stamp, wait_for_messages  # noqa: E402
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
 from support.corpus import CORPUS, missing  # noqa: E402
+
 GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
 STEP = 0.012  # Game.ros2's stepLength
 

@@ -3,6 +3,7 @@ GetParameters and ``ros2 param dump`` see them all), numbers take integers from 
 wrong types are refused naming the parameter."""
 
 import pytest
+
 from support.processes import scene_sim_run
 from support.ros import call_service, client_node, wait_for_messages
 

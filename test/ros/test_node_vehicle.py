@@ -12,12 +12,13 @@ import pytest
 pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
-from support.processes import scene_sim_run# noqa: E402
+from support.processes import scene_sim_run  # noqa: E402
 from support.ros import client_node, spin_until, wait_for_messages  # noqa: E402
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
 from support.corpus import CORPUS, missing  # noqa: E402
+
 VEHICLE = CORPUS / 'simrobot' / 'SimRobot' / 'Scenes' / 'SimpleVehicle.ros2'
 
 

@@ -8,6 +8,7 @@ calls. Type names are read from the ROS graph, i.e. as other nodes see them.
 from pathlib import Path
 
 import pytest
+
 from support.processes import python_argv
 from support.ros import call_service, spin_until, wait_for_messages, wait_for_topic
 

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip('rclpy')
 pytest.importorskip('simulation_interfaces.srv')
 
-from support.processes import scene_sim_run# noqa: E402
+from support.processes import scene_sim_run  # noqa: E402
 from support.ros import call_service, client_node, spin_until, wait_for_messages  # noqa: E402
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
@@ -110,7 +110,7 @@ class ClockLog:
         count = -1
         while count != len(self.times):
             count = len(self.times)
-            spin_until(self.client, lambda: len(self.times) > count, quiet)
+            spin_until(self.client, lambda seen=count: len(self.times) > seen, quiet)
         assert self.times, 'no /clock received'
         return self.times[-1]
 

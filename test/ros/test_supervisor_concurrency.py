@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
+
 from support.processes import scene_sim_run
 from support.ros import call_service, client_node, spin_until, wait_for_messages
 

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import math
 import textwrap
-from pathlib import Path
 
 import pytest
 
 from scene_sim_ros.errors import SceneLoadError
-from scene_sim_ros.scene import Pose
-from scene_sim_ros.scene.transforms import quat_from_axis_angle
 from scene_sim_ros.ros.supervisor import logic
 from scene_sim_ros.ros.supervisor.logic import State
+from scene_sim_ros.scene import Pose
+from scene_sim_ros.scene.transforms import quat_from_axis_angle
 
 BALL = textwrap.dedent("""
     <Body name="ball">
@@ -128,8 +127,8 @@ def _snapshot(sim):
 
 
 def test_reset_all_is_bit_identical_to_a_fresh_load_after_spawn_delete_and_teleports():
-    from scene_sim_ros.resources import default_scene_path
     from scene_sim_ros.formats import load_scene
+    from scene_sim_ros.resources import default_scene_path
     from scene_sim_ros.sim.simulation import Simulation
 
     scene = load_scene(default_scene_path())

@@ -211,6 +211,7 @@ def test_a_new_goal_preempts_the_running_one(arm, client):
 
 def test_controller_state_is_published(client, sim_node):
     from control_msgs.msg import JointTrajectoryControllerState
+
     from support.ros import wait_for_messages
 
     msgs = wait_for_messages(client, JointTrajectoryControllerState,
@@ -223,6 +224,7 @@ def test_controller_state_is_published(client, sim_node):
 def test_robot_description_and_joint_states_in_the_node_namespace(client, sim_node):
     from sensor_msgs.msg import JointState
     from std_msgs.msg import String
+
     from support.ros import wait_for_messages
 
     time.sleep(0.5)  # a late joiner: the URDF was published at start

@@ -4,8 +4,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scene_sim_ros.scene.inertia import (box_inertia, capsule_inertia, combine, cylinder_inertia,
-                                         rotate_inertia, sphere_inertia)
+from scene_sim_ros.scene.inertia import (
+    box_inertia,
+    capsule_inertia,
+    combine,
+    cylinder_inertia,
+    rotate_inertia,
+    sphere_inertia,
+)
 from scene_sim_ros.scene.transforms import quat_from_axis_angle
 
 positive = st.floats(min_value=0.01, max_value=10.0)

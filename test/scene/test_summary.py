@@ -1,8 +1,7 @@
 import json
 import math
 
-from scene_sim_ros.scene import (Box, Camera, Collision, Entity, Inertial, Joint, Link, Scene,
-                                 ServoMotor)
+from scene_sim_ros.scene import Box, Camera, Collision, Entity, Inertial, Joint, Link, Scene, ServoMotor
 from scene_sim_ros.scene.summary import scene_summary, summary_text
 
 

@@ -4,9 +4,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scene_sim_ros.scene.transforms import (Pose, matrix_from_quat, quat_angle, quat_from_axis_angle,
-                                            quat_from_matrix, quat_from_rpy, quat_normalized,
-                                            quat_rotate, rpy_from_quat)
+from scene_sim_ros.scene.transforms import (
+    Pose,
+    matrix_from_quat,
+    quat_angle,
+    quat_from_axis_angle,
+    quat_from_matrix,
+    quat_from_rpy,
+    quat_normalized,
+    quat_rotate,
+    rpy_from_quat,
+)
 
 finite = st.floats(min_value=-10.0, max_value=10.0, allow_nan=False)
 angles = st.floats(min_value=-math.pi, max_value=math.pi, allow_nan=False)

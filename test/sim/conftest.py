@@ -7,12 +7,25 @@ from pathlib import Path
 
 import pytest
 
-from scene_sim_ros.scene import (Box, Collision, Cylinder, Entity, Inertial, Joint, Link,
-                                 MaterialPair, Plane, Pose, Scene, Sphere, ServoMotor,
-                                 VelocityMotor, Visual)
+from scene_sim_ros.scene import (
+    Box,
+    Collision,
+    Cylinder,
+    Entity,
+    Inertial,
+    Joint,
+    Link,
+    MaterialPair,
+    Plane,
+    Pose,
+    Scene,
+    ServoMotor,
+    Sphere,
+    VelocityMotor,
+    Visual,
+)
 from scene_sim_ros.scene.inertia import box_inertia, cylinder_inertia, sphere_inertia
 from scene_sim_ros.scene.transforms import quat_from_rpy
-
 from support.corpus import CORPUS, missing
 
 GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'

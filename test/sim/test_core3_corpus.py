@@ -3,7 +3,6 @@ servos: the 14 NAOs of a game stand still (issue 16's acceptance numbers)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +10,6 @@ import pytest
 
 from scene_sim_ros import load_scene
 from scene_sim_ros.sim.simulation import Simulation
-
 from support.corpus import missing
 
 from .conftest import CORPUS

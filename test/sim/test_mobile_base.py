@@ -13,10 +13,17 @@ import pytest
 from scene_sim_ros import Simulation, load_scene
 from scene_sim_ros.scene import Pose
 from scene_sim_ros.scene.transforms import quat_from_axis_angle
-from scene_sim_ros.sim.mobile_base import (OdometryEstimator, OdometryNoise, TwistController,
-                                           TwistLimits, base_link_name, diff_drive_twist,
-                                           diff_drive_wheel_speeds, find_diff_drive,
-                                           wheel_geometry)
+from scene_sim_ros.sim.mobile_base import (
+    OdometryEstimator,
+    OdometryNoise,
+    TwistController,
+    TwistLimits,
+    base_link_name,
+    diff_drive_twist,
+    diff_drive_wheel_speeds,
+    find_diff_drive,
+    wheel_geometry,
+)
 
 DEFAULT_SCENE = (Path(__file__).resolve().parents[2] / 'scene_sim_ros' / 'data' / 'scenes'
                  / 'default.ros2')

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from scene_sim_ros import Simulation
-from scene_sim_ros.scene import (Collision, Entity, Inertial, Link, MaterialPair, Plane, Pose,
-                                 Scene, Sphere)
+from scene_sim_ros.scene import Collision, Entity, Inertial, Link, MaterialPair, Plane, Pose, Scene, Sphere
 from scene_sim_ros.scene.inertia import sphere_inertia
 
 

@@ -14,7 +14,6 @@ import pytest
 from scene_sim_ros import load_scene
 from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.sim.simulation import Simulation
-
 from support.corpus import missing
 from support.examples import shipped, shipped_ids
 
@@ -35,7 +34,7 @@ def _load_or_skip(path: Path):
     try:
         return load_scene(path)
     except SceneLoadError as err:
-        pytest.skip(f'scene does not load (a loader matter, not the simulator\'s): {err}')
+        pytest.skip(f"scene does not load (a loader matter, not the simulator's): {err}")
 
 
 def _assert_sane_for(sim: Simulation, seconds: float) -> None:

@@ -10,8 +10,19 @@ import numpy as np
 import pytest
 
 from scene_sim_ros import Simulation
-from scene_sim_ros.scene import (Box, Collision, Entity, Inertial, Joint, Link, Plane, Pose, Scene,
-                                 ServoMotor, VelocityMotor)
+from scene_sim_ros.scene import (
+    Box,
+    Collision,
+    Entity,
+    Inertial,
+    Joint,
+    Link,
+    Plane,
+    Pose,
+    Scene,
+    ServoMotor,
+    VelocityMotor,
+)
 from scene_sim_ros.scene.inertia import box_inertia
 from scene_sim_ros.scene.motors import TORQUE_LAW
 from scene_sim_ros.sim.torque_servos import ARMATURE, DAMPING

@@ -10,7 +10,6 @@ import pytest
 
 from scene_sim_ros.scene import Capsule, Collision, Entity, Inertial, Link, Mesh, Pose, Torus
 from scene_sim_ros.sim.urdf import entity_to_urdf
-
 from support.corpus import missing
 
 from .conftest import GAME, arm, servo

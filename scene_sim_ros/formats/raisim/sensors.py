@@ -34,8 +34,17 @@ from typing import Any
 from lxml import etree
 
 from ...errors import SceneLoadError
-from ...scene import (Accelerometer, Camera, DepthCamera, Entity, Gyroscope, Inertial,
-                      InertialUnit, Link, Sensor)
+from ...scene import (
+    Accelerometer,
+    Camera,
+    DepthCamera,
+    Entity,
+    Gyroscope,
+    Inertial,
+    InertialUnit,
+    Link,
+    Sensor,
+)
 from ...scene.inertia import combine, rotate_inertia
 from ...scene.transforms import IDENTITY, Pose, quat_from_axis_angle
 from .. import urdf as urdf_format

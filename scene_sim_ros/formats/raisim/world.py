@@ -48,10 +48,26 @@ import numpy as np
 from lxml import etree
 
 from ...errors import SceneLoadError
-from ...scene import (Box, Capsule, Collision, ContactDefaults, Cylinder, Entity, Heightfield,
-                      Inertial, Link, MaterialPair, MeshFile, Plane, Scene, Sphere, Visual, Wire)
+from ...scene import (
+    Box,
+    Capsule,
+    Collision,
+    ContactDefaults,
+    Cylinder,
+    Entity,
+    Heightfield,
+    Inertial,
+    Link,
+    MaterialPair,
+    MeshFile,
+    Plane,
+    Scene,
+    Sphere,
+    Visual,
+    Wire,
+)
 from ...scene.geometry import GREY, RGBA, Shape
-from ...scene.inertia import (Inertia6, combine, primitive_inertia, rotate_inertia, sphere_inertia)
+from ...scene.inertia import Inertia6, combine, primitive_inertia, rotate_inertia, sphere_inertia
 from ...scene.transforms import IDENTITY, Pose, Vec3, quat_from_axis_angle, quat_normalized
 from .. import urdf as urdf_format
 from . import expressions, sensors, terrain
@@ -545,9 +561,9 @@ def _given_inertia(node: Node) -> Inertia6 | None:
     inertia = node.child('inertia')
     if inertia is None:
         return None
-    values = tuple(inertia.number(k, 0.0) or 0.0 for k in ('xx', 'xy', 'xz', 'yy', 'yz', 'zz'))
+    xx, xy, xz, yy, yz, zz = (inertia.number(k, 0.0) or 0.0 for k in ('xx', 'xy', 'xz', 'yy', 'yz', 'zz'))
     inertia.finish()
-    return values  # type: ignore[return-value]
+    return (xx, xy, xz, yy, yz, zz)
 
 
 def _appearance(node: Node) -> RGBA | None:
@@ -829,8 +845,8 @@ def _articulated_state(state: Node, model: urdf_format.UrdfModel, entity: Entity
             state.error(f'qvel has {len(qvel)} values; {entity.name!r} needs {dofs}')
             return entity
         if base:
-            entity = dataclasses.replace(entity, linear_velocity=tuple(qvel[0:3]),
-                                         angular_velocity=tuple(qvel[3:6]))
+            entity = dataclasses.replace(entity, linear_velocity=(qvel[0], qvel[1], qvel[2]),
+                                         angular_velocity=(qvel[3], qvel[4], qvel[5]))
         if any(v != 0.0 for v in qvel[(6 if base else 0):]):
             state.warn('initial joint velocities are not supported; they start at rest')
     return entity
@@ -884,7 +900,7 @@ def _renamed(entity: Entity, name: str) -> Entity:
 
 
 def _wire(node: Node, entities: list[Entity]) -> Wire | None:
-    by_name = {}
+    by_name: dict[str, Entity] = {}
     for entity in entities:
         by_name.setdefault(entity.name, entity)
     name = node.get('name') or f'wire{node.line}'
@@ -900,9 +916,10 @@ def _wire(node: Node, entities: list[Entity]) -> Wire | None:
             return None
         ends.append(_wire_end(end, by_name))
     node.finish(('object1', 'object2'))
-    if any(e is None for e in ends):
+    end_a, end_b = ends
+    if end_a is None or end_b is None:
         return None
-    (body_a, point_a, world_a), (body_b, point_b, world_b) = ends  # type: ignore[misc]
+    (body_a, point_a, world_a), (body_b, point_b, world_b) = end_a, end_b
     if length is None:
         length = math.dist(world_a, world_b)
     if kind == 'stiff':
@@ -929,10 +946,11 @@ def _wire_end(node: Node, by_name: Mapping[str, Entity]
         return None
     link_name = entity.links[0].name
     if frame:
-        link_name = _frame_link(entity, frame)
-        if link_name is None:
+        frame_link = _frame_link(entity, frame)
+        if frame_link is None:
             node.error(f'{name!r} has no frame {frame!r}')
             return None
+        link_name = frame_link
     world = link_poses(entity)[link_name].transform_point(position)
     return f'{entity.name}/{link_name}', position, world
 

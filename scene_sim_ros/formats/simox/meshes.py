@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ...scene.geometry import Mesh
+from ...scene.transforms import vec3
 
 
 class MeshError(Exception):
@@ -70,7 +71,7 @@ class Node:
         """Values after the word ``name`` up to the next word (an array counts as one value)."""
         for index, item in enumerate(self.items):
             if isinstance(item, Word) and item == name:
-                values = []
+                values: list = []
                 for value in self.items[index + 1:]:
                     if isinstance(value, Word):
                         if not values:  # an enum value (axis X, units MILLIMETERS)
@@ -521,7 +522,7 @@ def _primitive(points_faces: tuple[np.ndarray, np.ndarray], state: _State,
 
 def _cube(reader: MeshReader, node: Node, state: _State, collector: _Collector) -> None:
     if node.field('size'):
-        size = node.numbers('size', 3, (2.0, 2.0, 2.0))
+        size = vec3(node.numbers('size', 3, (2.0, 2.0, 2.0)))
     else:
         size = (node.numbers('width', 1, (2.0,))[0], node.numbers('height', 1, (2.0,))[0],
                 node.numbers('depth', 1, (2.0,))[0])

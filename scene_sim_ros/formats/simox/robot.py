@@ -49,12 +49,19 @@ from lxml import etree
 
 from ...errors import SceneLoadError
 from ...scene.geometry import Box, Cylinder, Shape, Sphere
-from ...scene.inertia import box_inertia, sphere_inertia
-from ...scene.model import Collision, Entity, Inertial, Joint, Link, Visual
+from ...scene.inertia import Inertia6, box_inertia, sphere_inertia
+from ...scene.model import Collision, Entity, Inertial, Joint, JointType, Link, Visual
 from ...scene.motors import ServoMotor
 from ...scene.sensors import Camera, Gps, Sensor
-from ...scene.transforms import (IDENTITY, Pose, quat_from_axis_angle, quat_from_matrix,
-                                 quat_from_rpy, quat_normalized)
+from ...scene.transforms import (
+    IDENTITY,
+    Pose,
+    quat_from_axis_angle,
+    quat_from_matrix,
+    quat_from_rpy,
+    quat_normalized,
+    vec3,
+)
 from .meshes import MeshError, MeshReader
 from .xml import Diagnostics, child, children, has_unit, is_true, read_xml, text_of, unit_factor
 
@@ -138,7 +145,7 @@ def _dh_pose(ctx: LoadContext, file: Path, element: etree._Element) -> Pose:
 
 def _translation_pose(ctx: LoadContext, file: Path, element: etree._Element) -> Pose:
     length = unit_factor(element, 'length', MM)
-    return Pose(tuple(number(ctx, file, element, k) * length for k in 'xyz'))
+    return Pose(vec3([number(ctx, file, element, k) * length for k in 'xyz']))
 
 
 def _rpy_pose(ctx: LoadContext, file: Path, element: etree._Element) -> Pose:
@@ -166,7 +173,7 @@ def _matrix4_pose(ctx: LoadContext, file: Path, element: etree._Element) -> Pose
     rows = _matrix_rows(ctx, file, element, 4)
     length = unit_factor(element, 'length', MM)
     pose = Pose.from_matrix4(rows)
-    return Pose(tuple(v * length for v in pose.position), pose.orientation)
+    return Pose(vec3([v * length for v in pose.position]), pose.orientation)
 
 
 TRANSFORM_ELEMENTS = {
@@ -243,8 +250,8 @@ def _file_shapes(ctx: LoadContext, file: Path, element: etree._Element, out: Sha
         return
     low, high = data.bounds
     if is_true(element.get('boundingbox')):
-        size = tuple(float(v) for v in high - low)
-        center = tuple(float(v) for v in (high + low) / 2)
+        size = vec3((high - low).tolist())
+        center = vec3(((high + low) / 2).tolist())
         out.parts.append((Box(size), Pose(center), data.color))
     else:
         out.parts.append((data.mesh, IDENTITY, data.color))
@@ -257,8 +264,8 @@ def _primitive_shapes(ctx: LoadContext, file: Path, element: etree._Element, out
         length = unit_factor(primitive, 'length', MM)
         current = current * parse_transform(ctx, file, primitive)
         if primitive.tag == 'box':
-            size = tuple(number(ctx, file, primitive, k) * length
-                         for k in ('width', 'height', 'depth'))
+            size = vec3([number(ctx, file, primitive, k) * length
+                         for k in ('width', 'height', 'depth')])
             out.parts.append((Box(size), current, None))
             out.points.append(_box_corners(size, current))
         elif primitive.tag == 'sphere':
@@ -300,7 +307,7 @@ class PhysicsDef:
     mass: float = 0.0
     com: tuple[float, float, float] | None = None
     com_at_bbox_center: bool = False
-    inertia: tuple[float, ...] | None = None
+    inertia: Inertia6 | None = None
     ignore_collisions: list[str] = field(default_factory=list)
     simulation_type: str | None = None
     friction: float | None = None
@@ -328,7 +335,7 @@ def parse_physics(ctx: LoadContext, file: Path, element: etree._Element | None) 
             if location not in ('joint', 'custom'):
                 ctx.warn(file, com, f'unknown CoM location {location!r}; using x/y/z')
             length = unit_factor(com, 'length', MM)
-            physics.com = tuple(number(ctx, file, com, k, 0.0) * length for k in 'xyz')
+            physics.com = vec3([number(ctx, file, com, k, 0.0) * length for k in 'xyz'])
     matrix = child(element, 'inertiamatrix')
     if matrix is not None:
         rows = _matrix_rows(ctx, file, matrix, 3)
@@ -358,16 +365,16 @@ def make_inertial(physics: PhysicsDef, visual: ShapeSet, collision: ShapeSet) ->
     if physics.com_at_bbox_center:
         box = visual.bounding_box() or collision.bounding_box()
         if box is not None:
-            com = tuple(float(v) for v in (box[0] + box[1]) / 2)
+            com = vec3(((box[0] + box[1]) / 2).tolist())
     inertia = physics.inertia
     if inertia is None or not any(inertia):
         box = collision.bounding_box() or visual.bounding_box()
         if box is not None:
-            size = tuple(max(float(v), 1e-3) for v in box[1] - box[0])
+            size = vec3([max(float(v), 1e-3) for v in box[1] - box[0]])
             inertia = box_inertia(physics.mass, size)
         else:
             inertia = sphere_inertia(physics.mass, 0.05)
-    return Inertial(physics.mass, com, tuple(inertia))
+    return Inertial(physics.mass, com, inertia)
 
 
 def visuals_of(shapes: ShapeSet, name: str) -> tuple[Visual, ...]:
@@ -384,7 +391,7 @@ def collisions_of(shapes: ShapeSet, name: str) -> tuple[Collision, ...]:
 
 @dataclass
 class JointDef:
-    type: str = 'fixed'
+    type: JointType = 'fixed'
     axis: tuple[float, float, float] = (0.0, 0.0, 1.0)
     offset: float = 0.0  # SI
     initial: float = 0.0  # SI
@@ -425,7 +432,7 @@ class RobotDef:
 
 
 def _vector(ctx: LoadContext, file: Path, element: etree._Element) -> tuple[float, float, float]:
-    return tuple(number(ctx, file, element, k) for k in 'xyz')
+    return vec3([number(ctx, file, element, k) for k in 'xyz'])
 
 
 def _limits(ctx: LoadContext, file: Path, element: etree._Element, joint_type: str,
@@ -435,7 +442,8 @@ def _limits(ctx: LoadContext, file: Path, element: etree._Element, joint_type: s
     if factor is None:
         factor = 1.0 if kind == 'angle' else MM
         if has_unit(element):
-            ctx.warn(file, element, f'<limits> unit of joint {node!r} is not a{"n angle" if kind == "angle" else " length"}; '
+            expected = 'an angle' if kind == 'angle' else 'a length'
+            ctx.warn(file, element, f'<limits> unit of joint {node!r} is not {expected}; '
                      f'reading {"rad" if kind == "angle" else "mm"}')
         else:
             ctx.warn(file, element, f'<limits> of joint {node!r} has no unit; reading '
@@ -456,14 +464,19 @@ def _rate(element: etree._Element, joint_type: str, per_time: int) -> float:
     return value * (length if joint_type == 'prismatic' else angle) / time ** per_time
 
 
+_JOINT_TYPES: dict[str, JointType] = {'fixed': 'fixed', 'revolute': 'revolute', 'prismatic': 'prismatic'}
+
+
 def parse_joint(ctx: LoadContext, file: Path, element: etree._Element | None, node: str) -> JointDef:
     joint = JointDef()
     if element is None:
         return joint
-    joint.type = (element.get('type') or 'fixed').strip().lower()
-    if joint.type not in ('fixed', 'revolute', 'prismatic'):
-        ctx.warn(file, element, f'unknown joint type {joint.type!r} of node {node!r}; using fixed')
-        joint.type = 'fixed'
+    written = (element.get('type') or 'fixed').strip().lower()
+    joint_type = _JOINT_TYPES.get(written)
+    if joint_type is None:
+        ctx.warn(file, element, f'unknown joint type {written!r} of node {node!r}; using fixed')
+        joint_type = 'fixed'
+    joint.type = joint_type
     scale = MM if joint.type == 'prismatic' else 1.0
     joint.offset = float(element.get('offset', '0')) * scale
     joint.initial = float(element.get('initialvalue', '0')) * scale
@@ -492,7 +505,7 @@ def parse_joint(ctx: LoadContext, file: Path, element: etree._Element | None, no
             pass
         elif tag in ('dh', 'prejointtransform', 'postjointtransform'):
             ctx.warn(file, part, f'<{tag}> inside <joint> is deprecated in Simox (it refuses it); '
-                     'ignored: put it in the node\'s <Transform>')
+                     "ignored: put it in the node's <Transform>")
         else:
             ctx.warn(file, part, f'unknown element <{tag}> in <joint> of node {node!r} ignored')
     if joint.type == 'prismatic' and not direction_found:
@@ -506,7 +519,7 @@ def parse_joint(ctx: LoadContext, file: Path, element: etree._Element | None, no
             if joint.type == 'prismatic':  # Simox moves by value * direction: keep the motion
                 ctx.warn(file, element, f'translation direction of {node!r} is not a unit '
                          'vector; normalised (joint values scaled by its length)')
-            joint.axis = tuple(v / norm for v in joint.axis)
+            joint.axis = vec3([v / norm for v in joint.axis])
     if joint.limits is not None and joint.type != 'fixed':
         lo, hi = joint.limits
         joint.initial = min(max(joint.initial, lo), hi)
@@ -659,7 +672,7 @@ def _read_robot(ctx: LoadContext, path: Path, root: etree._Element) -> RobotDef:
 
 def _attach(ctx: LoadContext, robot: RobotDef, node: NodeDef, other: RobotDef,
             import_eef: bool) -> None:
-    for name, included in other.nodes.items():
+    for name in other.nodes:
         if name in robot.nodes:
             ctx.diagnostics.error(node.file, node.line, f'included robot {other.file.name} '
                                   f'redefines node {name!r}')
@@ -680,7 +693,7 @@ def joint_origin(node: NodeDef) -> Pose:
     if joint.type == 'revolute' and joint.offset:
         return node.transform * Pose(orientation=quat_from_axis_angle(joint.axis, joint.offset))
     if joint.type == 'prismatic' and joint.offset:
-        return node.transform * Pose(tuple(v * joint.offset for v in joint.axis))
+        return node.transform * Pose(vec3([v * joint.offset for v in joint.axis]))
     return node.transform
 
 

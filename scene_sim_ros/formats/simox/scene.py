@@ -18,6 +18,7 @@ A referenced file that does not exist is skipped with a warning (an error in str
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,21 @@ from lxml import etree
 from ...errors import SceneLoadError
 from ...scene.model import Entity, Link
 from ...scene.transforms import IDENTITY, Pose
-from .robot import (LoadContext, build_entity, collisions_of, load_robot_def, make_inertial,
-                    parse_physics, parse_shapes, parse_transform, robot_metadata, visuals_of,
-                    ShapeSet, PhysicsDef, MM)
+from .robot import (
+    MM,
+    LoadContext,
+    PhysicsDef,
+    ShapeSet,
+    build_entity,
+    collisions_of,
+    load_robot_def,
+    make_inertial,
+    parse_physics,
+    parse_shapes,
+    parse_transform,
+    robot_metadata,
+    visuals_of,
+)
 from .xml import child, children, read_xml, text_of, unit_factor
 
 OBJECT_TAGS = ('manipulationobject', 'obstacle')
@@ -108,7 +121,7 @@ def _renamed(entity: Entity, name: str, pose: Pose, obstacle: bool) -> Entity:
 
 
 def _configuration(ctx: LoadContext, file: Path, element: etree._Element,
-                   joint_types: dict[str, str]) -> dict[str, float]:
+                   joint_types: Mapping[str, str]) -> dict[str, float]:
     values: dict[str, float] = {}
     for node in children(element, 'node'):
         name = node.get('name', '')

@@ -19,6 +19,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import overload
 
 from lxml import etree
 
@@ -130,6 +131,12 @@ def text_of(element: etree._Element) -> str:
 
 def is_true(value: str | None) -> bool:
     return value is not None and value.strip().lower() in ('true', '1', 'yes')
+
+
+@overload
+def unit_factor(element: etree._Element, kind: str, default: float) -> float: ...
+@overload
+def unit_factor(element: etree._Element, kind: str, default: float | None) -> float | None: ...
 
 
 def unit_factor(element: etree._Element, kind: str, default: float | None) -> float | None:

@@ -15,12 +15,33 @@ from pathlib import Path
 from typing import Any
 
 from ...scene import geometry
-from ...scene.inertia import combine, rotate_inertia
-from ...scene.model import (Collision, Entity, Inertial, Joint, Light, Link, MaterialPair, Scene,
-                            Visual)
+from ...scene.inertia import Inertia6, combine, rotate_inertia
+from ...scene.model import (
+    Collision,
+    Entity,
+    EntityKind,
+    Inertial,
+    Joint,
+    Light,
+    Link,
+    MaterialPair,
+    Scene,
+    Visual,
+)
 from ...scene.sensors import CollisionSensor, Sensor
-from ...scene.transforms import (IDENTITY, IDENTITY_QUAT, Pose, dot, normalized, quat_conjugate,
-                                 quat_from_rpy, quat_normalized, quat_rotate, scale, sub)
+from ...scene.transforms import (
+    IDENTITY,
+    IDENTITY_QUAT,
+    Pose,
+    dot,
+    normalized,
+    quat_conjugate,
+    quat_from_rpy,
+    quat_normalized,
+    quat_rotate,
+    scale,
+    sub,
+)
 from .expand import Instance
 from .reader import Diagnostics
 from .values import ACCELERATION, ANGLE, LENGTH, TIME, UNITLESS
@@ -57,13 +78,13 @@ def _unique(name: str, taken: set[str]) -> str:
 @dataclass
 class _LinkParts:
     name: str
-    masses: list[tuple[float, tuple[float, float, float], tuple[float, ...]]] = field(
+    masses: list[tuple[float, tuple[float, float, float], Inertia6]] = field(
         default_factory=list)
     collisions: list[Collision] = field(default_factory=list)
     visuals: list[Visual] = field(default_factory=list)
 
     def freeze(self) -> Link:
-        mass, com, tensor = combine(self.masses)  # type: ignore[arg-type]
+        mass, com, tensor = combine(self.masses)
         return Link(self.name, Inertial(mass, com, tensor), tuple(self.collisions),
                     tuple(self.visuals))
 
@@ -91,10 +112,10 @@ class _EntityParts:
         return bool(self.joints or self.sensors or root.collisions or root.visuals
                     or root.masses or len(self.links) > 1)
 
-    def freeze(self, kind: str, fixed_base: bool, self_collision: bool) -> Entity:
+    def freeze(self, kind: EntityKind, fixed_base: bool, self_collision: bool) -> Entity:
         if kind != 'static':
             kind = 'robot' if any(j.movable for j in self.joints) or self.sensors else kind
-        return Entity(self.name, kind, tuple(link.freeze() for link in self.links),  # type: ignore[arg-type]
+        return Entity(self.name, kind, tuple(link.freeze() for link in self.links),
                       tuple(self.joints), tuple(self.sensors), self.pose, fixed_base=fixed_base,
                       self_collision=self_collision, disabled_collisions=tuple(self.disabled),
                       source=self.source)

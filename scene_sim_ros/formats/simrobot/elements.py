@@ -24,9 +24,19 @@ import numpy as np
 
 from ...scene import geometry, inertia, motors, sensors
 from ...scene.model import Light
-from ...scene.transforms import Pose, normalized
-from .values import (ACCELERATION, ANGLE, ANGULAR_VELOCITY, FORCE, INERTIA, LENGTH, MASS, TIME,
-                     UNITLESS, VELOCITY)
+from ...scene.transforms import Pose, normalized, vec3
+from .values import (
+    ACCELERATION,
+    ANGLE,
+    ANGULAR_VELOCITY,
+    FORCE,
+    INERTIA,
+    LENGTH,
+    MASS,
+    TIME,
+    UNITLESS,
+    VELOCITY,
+)
 
 if TYPE_CHECKING:
     from .expand import Instance
@@ -259,9 +269,9 @@ def _light_colors(inst: Instance) -> dict[str, Any]:
 
 def _direction(inst: Instance, keys: tuple[str, str, str], default: tuple[float, float, float],
                units: dict[str, float] = UNITLESS) -> tuple[float, float, float]:
-    vector = tuple(inst.number(k, units, d) for k, d in zip(keys, default))
+    vector = vec3([inst.number(k, units, d) for k, d in zip(keys, default)])
     try:
-        return normalized(vector)  # type: ignore[arg-type]
+        return normalized(vector)
     except ValueError:
         inst.error(f'<{inst.tag}> has a zero direction')
         return default
@@ -310,6 +320,7 @@ def text_numbers(inst: Instance, dtype: type) -> np.ndarray:
         key = ('numbers', dtype)
         array = node.cache.get(key)
         if array is None:
+            assert node.text is not None  # Instance.texts holds only nodes with text
             text = _COMMENT.sub(' ', node.text) if '#' in node.text else node.text
             try:
                 array = np.array(text.split(), dtype=np.float64)

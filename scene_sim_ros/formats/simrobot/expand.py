@@ -36,8 +36,7 @@ from pathlib import Path
 
 from .elements import GRAMMAR, SIMULATION, ElementSpec
 from .reader import Diagnostics, Document, Node
-from .values import (BadValue, Scope, parse_bool, parse_color, parse_integer, parse_quantity,
-                     substitute)
+from .values import BadValue, Scope, parse_bool, parse_color, parse_integer, parse_quantity, substitute
 
 ALWAYS_ALLOWED = frozenset({'name', 'ref'})
 # attributes of the SimRobotCore3 grammar (.ros3) that the element table may not list (yet):

@@ -51,11 +51,21 @@ from ...errors import SceneLoadError
 from ...scene.geometry import GREY, Box, Plane
 from ...scene.model import Collision, Entity, Light, Scene, Visual
 from ...scene.transforms import IDENTITY, Pose
-from .mapping import (Y_UP_TO_Z_UP, Context, EntityBuilder, EntityDraft, build_entity,
-                      contact_pairs, gravity, light, node_pose, unique)
+from . import fields
+from .mapping import (
+    Y_UP_TO_Z_UP,
+    Context,
+    EntityBuilder,
+    EntityDraft,
+    build_entity,
+    contact_pairs,
+    gravity,
+    light,
+    node_pose,
+    unique,
+)
 from .nodes import Node
 from .parser import Document, parse_file
-from . import fields
 from .protos import BASE_NODES, ProtoLibrary, search_path
 
 ROBOT_FIELDS = frozenset({'controller', 'controllerArgs', 'supervisor', 'extensionSlot',
@@ -100,7 +110,8 @@ class _World:
         elif node.type == 'Background':
             sky = node.mf_vec('skyColor', 3)
             if sky:
-                self.background = (*sky[0], 1.0)  # type: ignore[assignment]
+                r, g, b = sky[0]  # mf_vec: groups of 3
+                self.background = (r, g, b, 1.0)
         elif node.type == 'Shape':
             self.decoration(node, pose)
         elif node.type not in BASE_NODES:

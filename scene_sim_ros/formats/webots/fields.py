@@ -18,18 +18,18 @@ from collections.abc import Callable, Iterable
 
 from .nodes import Node, Value
 
-_SOLID = frozenset('''translation rotation scale children name model description contactMaterial
+_SOLID = frozenset("""translation rotation scale children name model description contactMaterial
     immersionProperties boundingObject physics locked radarCrossSection recognitionColors
-    translationStep rotationStep linearVelocity angularVelocity'''.split())
-_ROBOT = _SOLID | frozenset('''controller controllerArgs customData supervisor synchronization
+    translationStep rotationStep linearVelocity angularVelocity""".split())
+_ROBOT = _SOLID | frozenset("""controller controllerArgs customData supervisor synchronization
     battery cpuConsumption selfCollision showWindow window remoteControl data
-    robotWindow'''.split())
+    robotWindow""".split())
 _LIGHT = frozenset('ambientIntensity color intensity on castShadows'.split())
 _DEVICE_AXES = frozenset('lookupTable xAxis yAxis zAxis resolution'.split())
-_JOINT_PARAMETERS = frozenset('''position axis minStop maxStop springConstant dampingConstant
-    staticFriction'''.split())
-_MOTOR = frozenset('''name acceleration consumptionFactor controlPID maxPosition maxVelocity
-    minPosition multiplier sound muscles'''.split())
+_JOINT_PARAMETERS = frozenset("""position axis minStop maxStop springConstant dampingConstant
+    staticFriction""".split())
+_MOTOR = frozenset("""name acceleration consumptionFactor controlPID maxPosition maxVelocity
+    minPosition multiplier sound muscles""".split())
 _PRIMITIVE_SIDES = frozenset('bottom height radius side top subdivision'.split())
 
 
@@ -41,17 +41,17 @@ def _f(text: str, *more: frozenset[str]) -> frozenset[str]:
 
 
 BASE_FIELDS: dict[str, frozenset[str]] = {
-    'WorldInfo': _f('''info title window CFM ERP physics basicTimeStep FPS optimalThreadCount
+    'WorldInfo': _f("""info title window CFM ERP physics basicTimeStep FPS optimalThreadCount
         physicsDisableTime physicsDisableLinearThreshold physicsDisableAngularThreshold
         defaultDamping inkEvaporation coordinateSystem gpsCoordinateSystem gpsReference
         lineScale dragForceScale dragTorqueScale randomSeed contactProperties gravity
-        northDirection fast2d'''),
-    'Viewpoint': _f('''fieldOfView orientation position description near far exposure follow
+        northDirection fast2d"""),
+    'Viewpoint': _f("""fieldOfView orientation position description near far exposure follow
         followType followOrientation followSmoothness lensFlare ambientOcclusionRadius
-        bloomThreshold'''),
-    'Background': _f('''skyColor luminosity backUrl bottomUrl frontUrl leftUrl rightUrl topUrl
+        bloomThreshold"""),
+    'Background': _f("""skyColor luminosity backUrl bottomUrl frontUrl leftUrl rightUrl topUrl
         backIrradianceUrl bottomIrradianceUrl frontIrradianceUrl leftIrradianceUrl
-        rightIrradianceUrl topIrradianceUrl'''),
+        rightIrradianceUrl topIrradianceUrl"""),
     'DirectionalLight': _f('direction', _LIGHT),
     'PointLight': _f('attenuation location radius', _LIGHT),
     'SpotLight': _f('attenuation beamWidth cutOffAngle direction location radius', _LIGHT),
@@ -63,9 +63,9 @@ BASE_FIELDS: dict[str, frozenset[str]] = {
     'Physics': _f('density mass centerOfMass inertiaMatrix damping'),
     'Damping': _f('linear angular'),
     'Shape': _f('appearance geometry castShadows isPickable'),
-    'PBRAppearance': _f('''baseColor baseColorMap transparency roughness roughnessMap metalness
+    'PBRAppearance': _f("""baseColor baseColorMap transparency roughness roughnessMap metalness
         metalnessMap IBLStrength normalMap normalMapFactor occlusionMap occlusionMapStrength
-        emissiveColor emissiveColorMap emissiveIntensity textureTransform name'''),
+        emissiveColor emissiveColorMap emissiveIntensity textureTransform name"""),
     'Appearance': _f('material texture textureTransform name'),
     'Material': _f('ambientIntensity diffuseColor emissiveColor shininess specularColor '
                    'transparency'),
@@ -77,46 +77,46 @@ BASE_FIELDS: dict[str, frozenset[str]] = {
     'Capsule': _PRIMITIVE_SIDES,
     'Cone': _f('bottomRadius height side bottom subdivision'),
     'Plane': _f('size'),
-    'IndexedFaceSet': _f('''coord normal texCoord solid ccw convex normalPerVertex coordIndex
-        normalIndex texCoordIndex creaseAngle'''),
+    'IndexedFaceSet': _f("""coord normal texCoord solid ccw convex normalPerVertex coordIndex
+        normalIndex texCoordIndex creaseAngle"""),
     'IndexedLineSet': _f('coord coordIndex'),
     'Coordinate': _f('point'),
     'Normal': _f('vector'),
     'TextureCoordinate': _f('point'),
     'Mesh': _f('url ccw name materialIndex'),
-    'ElevationGrid': _f('''color height thickness xDimension xSpacing yDimension ySpacing
-        zDimension zSpacing'''),
+    'ElevationGrid': _f("""color height thickness xDimension xSpacing yDimension ySpacing
+        zDimension zSpacing"""),
     'HingeJoint': _f('jointParameters device endPoint'),
     'SliderJoint': _f('jointParameters device endPoint'),
     'Hinge2Joint': _f('jointParameters jointParameters2 device device2 endPoint'),
-    'BallJoint': _f('''jointParameters jointParameters2 jointParameters3 device device2 device3
-        endPoint'''),
+    'BallJoint': _f("""jointParameters jointParameters2 jointParameters3 device device2 device3
+        endPoint"""),
     'JointParameters': _JOINT_PARAMETERS,
-    'HingeJointParameters': _f('''anchor suspensionSpringConstant suspensionDampingConstant
-        suspensionAxis stopCFM stopERP''', _JOINT_PARAMETERS),
+    'HingeJointParameters': _f("""anchor suspensionSpringConstant suspensionDampingConstant
+        suspensionAxis stopCFM stopERP""", _JOINT_PARAMETERS),
     'BallJointParameters': _f('position anchor springConstant dampingConstant'),
     'RotationalMotor': _f('maxTorque', _MOTOR),
     'LinearMotor': _f('maxForce', _MOTOR),
     'PositionSensor': _f('name noise resolution'),
-    'Camera': _f('''fieldOfView width height projection near far exposure antiAliasing
+    'Camera': _f("""fieldOfView width height projection near far exposure antiAliasing
         ambientOcclusionRadius bloomThreshold motionBlur noise noiseMaskUrl lens focus zoom
-        recognition lensFlare spherical colorNoise''', _SOLID),
-    'RangeFinder': _f('''fieldOfView width height projection near minRange maxRange motionBlur
-        noise resolution lens spherical''', _SOLID),
-    'Lidar': _f('''tiltAngle horizontalResolution fieldOfView verticalFieldOfView numberOfLayers
+        recognition lensFlare spherical colorNoise""", _SOLID),
+    'RangeFinder': _f("""fieldOfView width height projection near minRange maxRange motionBlur
+        noise resolution lens spherical""", _SOLID),
+    'Lidar': _f("""tiltAngle horizontalResolution fieldOfView verticalFieldOfView numberOfLayers
         near minRange maxRange type projection noise resolution defaultFrequency minFrequency
-        maxFrequency rotatingHead spherical''', _SOLID),
-    'DistanceSensor': _f('''lookupTable type numberOfRays aperture gaussianWidth resolution
-        redColorSensitivity''', _SOLID),
+        maxFrequency rotatingHead spherical""", _SOLID),
+    'DistanceSensor': _f("""lookupTable type numberOfRays aperture gaussianWidth resolution
+        redColorSensitivity""", _SOLID),
     'Accelerometer': _f('', _DEVICE_AXES, _SOLID),
     'Gyro': _f('', _DEVICE_AXES, _SOLID),
     'Compass': _f('', _DEVICE_AXES, _SOLID),
     'InertialUnit': _f('xAxis yAxis zAxis resolution noise', _SOLID),
     'GPS': _f('type accuracy noiseCorrelation resolution speedNoise speedResolution', _SOLID),
     'TouchSensor': _f('type lookupTable resolution', _SOLID),
-    'ContactProperties': _f('''material1 material2 coulombFriction frictionRotation
+    'ContactProperties': _f("""material1 material2 coulombFriction frictionRotation
         rollingFriction bounce bounceVelocity forceDependentSlip softERP softCFM bumpSound
-        rollSound slideSound maxContactJoints'''),
+        rollSound slideSound maxContactJoints"""),
 }
 
 Report = Callable[[Node, str, str], None]  # (node, field name, message)

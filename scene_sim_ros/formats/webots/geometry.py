@@ -14,9 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ...scene.geometry import (Box, Capsule, Cylinder, Heightfield, Mesh, MeshFile, Plane,
-                               Shape, Sphere)
-from ...scene.inertia import (Inertia6, ZERO_INERTIA, box_inertia, primitive_inertia)
+from ...scene.geometry import Box, Capsule, Cylinder, Heightfield, Mesh, MeshFile, Plane, Shape, Sphere
+from ...scene.inertia import ZERO_INERTIA, Inertia6, box_inertia, primitive_inertia
 from ...scene.transforms import IDENTITY, Pose, quat_from_axis_angle
 from .nodes import Node
 

@@ -16,7 +16,7 @@ from ...errors import SceneLoadError
 
 HEADER = re.compile(r'#VRML_(?:SIM|OBJ|PROTO) ([RV]?\d+(?:\.\d+)*[a-z]?)')
 
-_TOKEN = re.compile(r'''
+_TOKEN = re.compile(r"""
     (?P<space>[\s,]+)
   | (?P<comment>\#[^\n]*)
   | (?P<template>%<.*?>%)
@@ -24,7 +24,7 @@ _TOKEN = re.compile(r'''
   | (?P<number>[+-]?(?:0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?))(?![\w.])
   | (?P<punct>[{}\[\]])
   | (?P<ident>[^\s,"\#'+\-.\[\]\\{}0-9][^\s,"\#'\[\]\\{}]*)
-''', re.VERBOSE | re.DOTALL)
+""", re.VERBOSE | re.DOTALL)
 
 _ESCAPE = re.compile(r'\\(.)', re.DOTALL)
 

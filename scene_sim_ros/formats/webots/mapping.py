@@ -17,15 +17,44 @@ from pathlib import Path
 
 from ...scene import geometry as shapes
 from ...scene.inertia import Inertia6, combine, rotate_inertia
-from ...scene.model import Collision, Entity, Inertial, Joint, Light, Link, MaterialPair, Visual
+from ...scene.model import (
+    Collision,
+    Entity,
+    EntityKind,
+    Inertial,
+    Joint,
+    JointType,
+    Light,
+    Link,
+    MaterialPair,
+    Visual,
+)
 from ...scene.motors import ServoMotor
-from ...scene.sensors import (Accelerometer, Camera, CollisionSensor, Compass, DepthCamera, Gps,
-                              Gyroscope, InertialUnit, JointPositionSensor, Sensor,
-                              SingleDistanceSensor)
-from ...scene.transforms import (IDENTITY, Pose, Vec3, normalized, quat_conjugate,
-                                 quat_from_axis_angle, quat_from_matrix, quat_rotate, scale)
-from .geometry import GEOMETRY_HANDLERS, GeometryContext, centroid_of, inertia_of, plane_visual, \
-    volume
+from ...scene.sensors import (
+    Accelerometer,
+    Camera,
+    CollisionSensor,
+    Compass,
+    DepthCamera,
+    Gps,
+    Gyroscope,
+    InertialUnit,
+    JointPositionSensor,
+    Sensor,
+    SingleDistanceSensor,
+)
+from ...scene.transforms import (
+    IDENTITY,
+    Pose,
+    Vec3,
+    normalized,
+    quat_conjugate,
+    quat_from_axis_angle,
+    quat_from_matrix,
+    quat_rotate,
+    scale,
+)
+from .geometry import GEOMETRY_HANDLERS, GeometryContext, centroid_of, inertia_of, plane_visual, volume
 from .nodes import Node
 from .protos import BASE_NODES
 
@@ -329,7 +358,7 @@ class EntityBuilder:
                                   'supported; ignored')
         return motor, sensors
 
-    def add_joint(self, joint_node: Node, kind: str, parent: LinkDraft, child: LinkDraft,
+    def add_joint(self, joint_node: Node, kind: JointType, parent: LinkDraft, child: LinkDraft,
                   origin: Pose, axis: Vec3, parameters: Node | None, devices: str,
                   fallback_name: str) -> None:
         motor_node, position_sensors = self.motor_and_sensors(joint_node, devices)
@@ -358,7 +387,7 @@ class EntityBuilder:
                 limits = (low, high)
         damping = parameters.float('dampingConstant', 0.0) if parameters is not None else 0.0
         friction = parameters.float('staticFriction', 0.0) if parameters is not None else 0.0
-        self.draft.joints.append(Joint(name, kind, parent.name, child.name, origin,  # type: ignore[arg-type]
+        self.draft.joints.append(Joint(name, kind, parent.name, child.name, origin,
                                        normalized(axis), limits, position, motor, damping,
                                        friction))
         for sensor in position_sensors:
@@ -372,7 +401,7 @@ class EntityBuilder:
     def slider(self, node: Node, link: LinkDraft, pose: Pose) -> None:
         self.hinge_or_slider(node, link, pose, 'prismatic')
 
-    def hinge_or_slider(self, node: Node, link: LinkDraft, pose: Pose, kind: str) -> None:
+    def hinge_or_slider(self, node: Node, link: LinkDraft, pose: Pose, kind: JointType) -> None:
         end = self.end_point(node)
         if end is None:
             return
@@ -385,8 +414,8 @@ class EntityBuilder:
         position = get.float('position', 0.0)
         end_pose = node_pose(end)
         if position != 0.0:  # the file shows the endPoint at `position`: bring it back to 0
-            if kind == 'revolute':
-                pivot = Pose(anchor)  # type: ignore[arg-type]
+            if anchor is not None:  # revolute
+                pivot = Pose(anchor)
                 back = Pose(orientation=quat_from_axis_angle(axis, -position))
                 end_pose = pivot * back * pivot.inverse() * end_pose
             else:
@@ -488,9 +517,10 @@ def _touch_sensor(b: EntityBuilder, node: Node, name: str, link: LinkDraft,
     return CollisionSensor(name, link.name, tuple(names), mount)
 
 
-def _simple(kind: type) -> Callable[[EntityBuilder, Node, str, LinkDraft, Pose], Sensor]:
+def _simple(kind: Callable[[str, str, Pose], Sensor]
+            ) -> Callable[[EntityBuilder, Node, str, LinkDraft, Pose], Sensor]:
     def make(b: EntityBuilder, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
-        return kind(name, link.name, mount)  # type: ignore[no-any-return]
+        return kind(name, link.name, mount)
     return make
 
 
@@ -534,11 +564,12 @@ def build_entity(context: Context, node: Node, world_pose: Pose, used_names: set
                 for n in node.walk())
     EntityBuilder(context, draft, robot).solid(node, root, IDENTITY)
     has_physics = node.node('physics') is not None
+    kind: EntityKind
     if node.type == 'Robot' or draft.joints or draft.sensors:
         kind = 'robot'
     else:
         kind = 'object' if has_physics else 'static'
-    return Entity(draft.name, kind, tuple(link.freeze() for link in draft.links),  # type: ignore[arg-type]
+    return Entity(draft.name, kind, tuple(link.freeze() for link in draft.links),
                   tuple(draft.joints), tuple(draft.sensors), world_pose * node_pose(node),
                   fixed_base=not has_physics, source=node.proto)
 
@@ -568,17 +599,18 @@ def light(node: Node, world: Pose) -> Light:
     r, g, b = node.color('color', (1.0, 1.0, 1.0))
     intensity = node.float('intensity', 1.0)
     ambient = node.float('ambientIntensity', 0.0)
-    colours = {'ambient': (r * ambient, g * ambient, b * ambient, 1.0),
-               'diffuse': (r * intensity, g * intensity, b * intensity, 1.0)}
+    ambient_colour = (r * ambient, g * ambient, b * ambient, 1.0)
+    diffuse_colour = (r * intensity, g * intensity, b * intensity, 1.0)
     if node.type == 'DirectionalLight':
         direction = world.rotate(node.vec3('direction', (0.0, 0.0, -1.0)))
-        return Light('directional', direction=direction, **colours)  # type: ignore[arg-type]
+        return Light('directional', direction=direction, ambient=ambient_colour,
+                     diffuse=diffuse_colour)
     position = world.transform_point(node.vec3('location', (0.0, 0.0, 0.0)))
     if node.type == 'SpotLight':
         direction = world.rotate(node.vec3('direction', (0.0, 0.0, -1.0)))
         return Light('spot', position, direction, cutoff=node.float('cutOffAngle', 0.7854),
-                     **colours)  # type: ignore[arg-type]
-    return Light('point', position, **colours)  # type: ignore[arg-type]
+                     ambient=ambient_colour, diffuse=diffuse_colour)
+    return Light('point', position, ambient=ambient_colour, diffuse=diffuse_colour)
 
 
 def gravity(world_info: Node, y_up: bool) -> Vec3:

@@ -8,6 +8,7 @@ and whether it was bracketed (an MF value). The mapping asks for the type it exp
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -64,9 +65,10 @@ class Node:
         value = self.value(name)
         if value is None:
             return None
-        if not all(isinstance(i, float) for i in value.items):
+        numbers = [i for i in value.items if isinstance(i, float)]
+        if len(numbers) != len(value.items):
             raise self.error(f'{self.type}.{name}: expected numbers', name)
-        return [float(i) for i in value.items]  # type: ignore[arg-type]
+        return numbers
 
     def floats(self, name: str, count: int, default: tuple[float, ...]) -> tuple[float, ...]:
         numbers = self._numbers(name)
@@ -97,10 +99,10 @@ class Node:
             return IDENTITY_QUAT
         return quat_from_axis_angle((x, y, z), angle)
 
-    def mf_numbers(self, name: str) -> list[float]:
+    def mf_numbers(self, name: str) -> list[builtins.float]:
         return self._numbers(name) or []
 
-    def mf_vec(self, name: str, width: int) -> list[tuple[float, ...]]:
+    def mf_vec(self, name: str, width: builtins.int) -> list[tuple[builtins.float, ...]]:
         numbers = self.mf_numbers(name)
         if len(numbers) % width:
             raise self.error(f'{self.type}.{name}: expected groups of {width} numbers', name)
@@ -146,9 +148,10 @@ class Node:
         if value is None:
             return []
         found = [i for i in value.items if i is not None]
-        if not all(isinstance(i, Node) for i in found):
+        nodes = [i for i in found if isinstance(i, Node)]
+        if len(nodes) != len(found):
             raise self.error(f'{self.type}.{name}: expected nodes', name)
-        return found  # type: ignore[return-value]
+        return nodes
 
     def walk(self) -> Iterator[Node]:
         """This node and every node below it (depth first, shared USE nodes repeated)."""

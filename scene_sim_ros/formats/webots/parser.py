@@ -16,7 +16,6 @@ template has been evaluated (see :mod:`.template`).
 from __future__ import annotations
 
 import difflib
-
 from dataclasses import dataclass, field
 from pathlib import Path
 

@@ -31,7 +31,7 @@ MAX_DEPTH = 64
 REMOTE_SCHEMES = ('webots://', 'http://', 'https://')
 
 # Webots base node types (never looked up as PROTOs)
-BASE_NODES = frozenset('''
+BASE_NODES = frozenset("""
     Accelerometer Altimeter Appearance Background BallJoint BallJointParameters Billboard Box
     Brake CadShape Camera Capsule Charger Color Compass Cone Connector ContactProperties
     Coordinate Cylinder Damping Display DirectionalLight DistanceSensor ElevationGrid Emitter
@@ -43,7 +43,7 @@ BASE_NODES = frozenset('''
     RotationalMotor Shape SliderJoint Skin Slot Solid SolidReference Speaker Sphere SpotLight
     TextureCoordinate TextureTransform TouchSensor Track TrackWheel Transform Viewpoint
     VacuumGripper WorldInfo Zoom
-'''.split())
+""".split())
 
 
 def _is_remote(url: str) -> bool:

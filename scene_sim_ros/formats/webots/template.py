@@ -21,12 +21,12 @@ from typing import Any
 from ...errors import SceneLoadError
 
 _BLOCK = re.compile(r'%<(=?)(.*?)>%', re.DOTALL)
-_JS_TOKEN = re.compile(r'''\s*(?:
+_JS_TOKEN = re.compile(r"""\s*(?:
     (?P<number>\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)
   | (?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
   | (?P<name>[A-Za-z_$][\w$]*)
   | (?P<op>===|!==|==|!=|<=|>=|&&|\|\||[-+*/%<>!?:().\[\],])
-)''', re.VERBOSE)
+)""", re.VERBOSE)
 _DECLARATION = re.compile(r'^(?:let|const|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(.+?);?$', re.DOTALL)
 _BINARY = [('||',), ('&&',), ('==', '!=', '===', '!=='), ('<', '>', '<=', '>='), ('+', '-'),
            ('*', '/', '%')]

@@ -14,12 +14,11 @@ from __future__ import annotations
 import numpy as np
 from sensor_msgs.msg import Imu
 
-from ...scene.transforms import quat_conjugate, quat_multiply, quat_rotate
+from ...scene.transforms import Quat, quat_conjugate, quat_multiply, quat_rotate, vec3
 from .. import qos
-from ..names import INERTIAL_KINDS
 from ..conversions import imu_message, set_vector3
+from ..names import INERTIAL_KINDS
 from .base import SensorAdapter
-
 
 
 def sort_group(sensors):
@@ -69,7 +68,8 @@ class ImuAdapter(SensorAdapter):
             value = sim.read(name, self.gyroscope.name)
             set_vector3(msg.angular_velocity, _rotated(self._gyro_rotation, value))
         if self.inertial_unit is not None:
-            q = tuple(float(v) for v in sim.read(name, self.inertial_unit.name))
+            x, y, z, w = sim.read(name, self.inertial_unit.name)
+            q: Quat = (float(x), float(y), float(z), float(w))
             if self._orientation_fix is not None:
                 q = quat_multiply(q, self._orientation_fix)
             o = msg.orientation
@@ -90,4 +90,4 @@ def _relative(frame, sensor):
 def _rotated(rotation, value) -> np.ndarray | tuple[float, float, float]:
     if rotation is None:
         return value
-    return quat_rotate(rotation, tuple(float(v) for v in value))
+    return quat_rotate(rotation, vec3(value))

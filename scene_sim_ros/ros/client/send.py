@@ -56,10 +56,10 @@ def find_entity(node: Any, entity: str, namespace: str, timeout: float) -> str:
 def movable_joints(node: Any, namespace: str, entity: str, timeout: float = 3.0) -> list[str] | None:
     """The movable joints of ``entity``: from its URDF, else its joint states; None if neither
     arrives within ``timeout`` seconds."""
+    from rclpy.qos import DurabilityPolicy, QoSProfile
     from std_msgs.msg import String
 
     from .session import matching_qos
-    from rclpy.qos import DurabilityPolicy, QoSProfile
     received: list[Any] = []
     description = resolve(namespace, entity, 'robot_description')
     sub = node.create_subscription(String, description, received.append,
@@ -69,8 +69,9 @@ def movable_joints(node: Any, namespace: str, entity: str, timeout: float = 3.0)
     if received:
         try:
             root = ET.fromstring(received[0].data)
-            return [j.get('name') for j in root.iter('joint')
-                    if j.get('type') not in ('fixed', 'floating', 'planar')]
+            return [name for j in root.iter('joint')
+                    if (name := j.get('name')) is not None
+                    and j.get('type') not in ('fixed', 'floating', 'planar')]
         except ET.ParseError:
             pass
     from sensor_msgs.msg import JointState

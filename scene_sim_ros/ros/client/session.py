@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import rclpy
+from rclpy.client import Client
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
@@ -116,7 +117,7 @@ def matching_qos(node: Node, topic: str, depth: int = 10) -> QoSProfile:
 
 def call(node: Node, srv_type: Any, name: str, request: Any, timeout: float) -> Any:
     """Call service ``name`` once; :class:`Unreachable` if no server or no answer in time."""
-    client = node.create_client(srv_type, name)
+    client: Client[Any, Any] = node.create_client(srv_type, name)
     try:
         if not spin_until(node, client.service_is_ready, timeout):
             raise Unreachable(f'no service {name} after {timeout:g} s (is `scene-sim-ros run` '

@@ -14,8 +14,7 @@ from collections import deque
 from typing import Any
 
 from .messages import json_safe, select, to_data, to_yaml
-from .session import UserError, client_node, matching_qos, message_class, spin_until, \
-    wait_for_topic_type
+from .session import UserError, client_node, matching_qos, message_class, spin_until, wait_for_topic_type
 
 
 def echo(topic: str, *, once: bool = False, count: int | None = None, rate: float | None = None,
@@ -113,8 +112,9 @@ def hz(topic: str, *, window: int = 10000, count: int | None = None, as_json: bo
             while count is None or stats.total < count:
                 if timeout is not None and time.monotonic() - started > timeout:
                     break
-                spin_until(node, lambda: time.monotonic() >= next_report
-                           or (count is not None and stats.total >= count), 1.0)
+                def due(at: float = next_report) -> bool:
+                    return time.monotonic() >= at or (count is not None and stats.total >= count)
+                spin_until(node, due, 1.0)
                 if time.monotonic() >= next_report:
                     next_report += 1.0
                     if not as_json:

@@ -128,8 +128,8 @@ class Extras:
             self.supervisor.entity(entity)
             _, orientation = sim.get_pose(target)
             rotation = np.array(pb.getMatrixFromQuaternion(orientation)).reshape(3, 3)
-            sim.apply_force(entity, link or None, rotation @ force, rotation @ torque,
-                            duration)
+            sim.apply_force(entity, link or None, (rotation @ force).tolist(),
+                            (rotation @ torque).tolist(), duration)
         self._run(source, push)
 
     def on_reset_entity(self, msg: String) -> None:

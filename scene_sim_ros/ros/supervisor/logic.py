@@ -10,11 +10,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 from ...errors import SceneLoadError
 from ...scene import Entity, Pose
-from ...scene.transforms import cross, quat_normalized
+from ...scene.transforms import cross, quat_normalized, vec3
+
+if TYPE_CHECKING:
+    from ...sim.simulation import ResetScope
 
 Vector = tuple[float, float, float]
 
@@ -80,14 +84,14 @@ def checked_pose(position: Sequence[float], orientation: Sequence[float]) -> Pos
         raise ValueError(f'pose has non-finite values: {values}')
     if math.sqrt(sum(v * v for v in values[3:])) < 1e-9:
         raise ValueError('pose has a zero quaternion')
-    return Pose(tuple(values[:3]), quat_normalized(values[3:]))  # type: ignore[arg-type]
+    return Pose(vec3(values[:3]), quat_normalized(values[3:]))
 
 
 def checked_vector(values: Sequence[float], what: str) -> Vector:
-    vector = tuple(float(v) for v in values)
+    vector = vec3(values)
     if not all(math.isfinite(v) for v in vector):
         raise ValueError(f'{what} has non-finite values: {list(vector)}')
-    return vector  # type: ignore[return-value]
+    return vector
 
 
 def _add(a: Sequence[float], b: Sequence[float]) -> Vector:
@@ -100,7 +104,7 @@ def _sub(a: Sequence[float], b: Sequence[float]) -> Vector:
 
 # --- reset scopes ---------------------------------------------------------------------------
 
-def reset_scope(bits: int) -> str:
+def reset_scope(bits: int) -> ResetScope:
     """The Simulation.reset scope for a ResetSimulation ``scope`` bit field.
 
     SCOPE_TIME is accepted only together with another scope and then changes nothing: sim time

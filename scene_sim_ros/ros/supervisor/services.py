@@ -17,21 +17,25 @@ from concurrent.futures import Future as ConcurrentFuture
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+import simulation_interfaces.srv
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.parameter import Parameter
 from rclpy.task import Future
 from simulation_interfaces.msg import EntityCategory, Result, SimulationState
-import simulation_interfaces.srv
 from simulation_interfaces.srv import SetEntityState, SetSimulationState, SpawnEntity
 
 from ...errors import SceneLoadError
 from ...scene import Entity, Pose
+from ...scene.transforms import quat, vec3
 from . import features, logic
 from .catalog import STANDARD_SERVICES
 from .logic import State, SupervisorError
 
 if TYPE_CHECKING:
+    from ...sim.simulation import ResetScope
     from ..node import SimNode
+    from .actions import SimulateStepsServer
+    from .extras import Extras
 
 CATEGORIES = {
     'robot': EntityCategory.CATEGORY_ROBOT,
@@ -65,6 +69,10 @@ def _handler(method: Callable[..., Any]) -> Callable[..., Any]:
 class Supervisor:
     """The standard services of one node; ``extras`` and ``actions`` add the rest."""
 
+    # set by supervisor.init() once the supervisor exists
+    action: SimulateStepsServer
+    extras: Extras
+
     def __init__(self, node: SimNode):
         self.node = node
         self.sim = node.sim
@@ -90,15 +98,16 @@ class Supervisor:
 
     def awaitable(self, done: ConcurrentFuture) -> Future:
         """An rclpy Future mirroring ``done``; completing it wakes the executor."""
-        mirror = Future(executor=self.node.executor)
+        mirror: Future[Any] = Future(executor=self.node.executor)
         mirror.add_done_callback(lambda _: None)  # its scheduling wakes the waiting coroutine
 
         def copy(source: ConcurrentFuture) -> None:
             if source.cancelled():
                 mirror.set_exception(SupervisorError(Result.RESULT_OPERATION_FAILED,
                                                      'the simulation is shutting down'))
-            elif source.exception() is not None:
-                mirror.set_exception(source.exception())
+            elif (error := source.exception()) is not None:
+                # rclpy annotates Exception, but stores and re-raises any BaseException
+                mirror.set_exception(error)  # type: ignore[arg-type]
             else:
                 mirror.set_result(source.result())
         done.add_done_callback(copy)
@@ -128,7 +137,7 @@ class Supervisor:
     def world_state(self, name: str) -> State:
         position, orientation = self.sim.get_pose(name)
         linear, angular = self.sim.get_velocity(name)
-        return State(Pose(tuple(position), tuple(orientation)), tuple(linear), tuple(angular))
+        return State(Pose(vec3(position), quat(orientation)), vec3(linear), vec3(angular))
 
     def frame_state(self, frame: str) -> State | None:
         """World state of a reference frame (physics thread); None for the world."""
@@ -218,9 +227,11 @@ class Supervisor:
                                   f'{steps} steps is more than max_steps_per_call ({limit}); '
                                   'use the simulate_steps action for long runs')
         try:
-            return await self.awaitable(self.stepper.request_steps(int(steps)))
+            time = await self.awaitable(self.stepper.request_steps(int(steps)))
         except RuntimeError as err:  # started playing in between, or interrupted
             raise SupervisorError(Result.RESULT_OPERATION_FAILED, str(err)) from None
+        assert time is not None  # request_steps completes with the simulation time
+        return time
 
     @_handler
     async def reset_simulation(self, request: Any, response: Any) -> None:
@@ -230,7 +241,7 @@ class Supervisor:
             raise SupervisorError(Result.RESULT_FEATURE_UNSUPPORTED, str(err)) from None
         await self.physics(lambda: self.reset(scope))
 
-    def reset(self, scope: str) -> None:
+    def reset(self, scope: ResetScope) -> None:
         """Reset the simulation (physics thread); /clock keeps increasing (time_offset) and
         the bridges follow the entities that come back or go away."""
         before = self.stepper.time
@@ -394,8 +405,10 @@ class Supervisor:
         if bridge.moves:
             return
         from ..tf import set_transform
-        set_transform(bridge.frames.root, pose.position, pose.orientation)
-        self.node.static_tf.set([bridge.frames.root], self.stepper.time)
+        frames = bridge.frames
+        assert frames is not None  # set when the entity was added
+        set_transform(frames.root, pose.position, pose.orientation)
+        self.node.static_tf.set([frames.root], self.stepper.time)
 
     # --- spawn and delete -------------------------------------------------------------------
 
@@ -407,6 +420,7 @@ class Supervisor:
             raise SupervisorError(codes.NO_RESOURCE, 'neither uri nor resource_string given')
         entity = await self.awaitable(self.loader.submit(
             _load_entity, resource.uri, resource.resource_string))
+        assert entity is not None  # _load_entity returns an Entity or raises
         name = request.name or entity.name
         if not logic.VALID_NAME.match(name):
             raise SupervisorError(codes.NAME_INVALID, f'{name!r} is not a valid entity name '

@@ -45,8 +45,7 @@ from ...scene import sensors as model
 from .base import Reader
 from .cameras import CameraReader, DepthCameraReader, SegmentationCameraReader, entity_color
 from .contact import CollisionSensorReader
-from .inertial import (AccelerometerReader, CompassReader, GpsReader, GyroscopeReader,
-                       InertialUnitReader)
+from .inertial import AccelerometerReader, CompassReader, GpsReader, GyroscopeReader, InertialUnitReader
 from .rays import ApproxDistanceReader, SingleDistanceReader, SphericalDepthReader
 from .rendering import RenderCache, invalidate_renders, prepare_rendering, render_cache
 from .user_input import JointPositionReader, UserInputReader

@@ -88,6 +88,7 @@ class SegmentationCameraReader(_RenderedReader):
 
     def read(self) -> np.ndarray:
         mask = self.frame(self.sensor.near, self.sensor.far, need_mask=True).mask
+        assert mask is not None  # need_mask=True: the frame has one
         self._mask = mask
         # body ids shifted by one, so that "nothing" (-1) is index 0; the link bits drop out
         self._bodies = (mask + 1) & ((1 << LINK_BITS) - 1)

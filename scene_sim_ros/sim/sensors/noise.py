@@ -16,7 +16,8 @@ def add_gaussian(rng: np.random.Generator, values: Any, stddev: float) -> Any:
     if stddev <= 0.0:
         return values
     if np.isscalar(values):
-        return values + rng.normal(0.0, stddev) if np.isfinite(values) else values
+        value: Any = values  # np.isscalar narrows to every numpy scalar type, str and bytes included
+        return value + rng.normal(0.0, stddev) if np.isfinite(value) else value
     array = np.asarray(values)
     noisy = array + rng.normal(0.0, stddev, array.shape).astype(array.dtype)
     return np.where(np.isfinite(array), noisy, array)

@@ -100,7 +100,7 @@ def cast_rays(sim: Any, origins: np.ndarray, directions: np.ndarray, length: flo
 
 def _ray_batch(sim: Any, froms: np.ndarray, tos: np.ndarray) -> np.ndarray:
     """(N, 3) rows of body, link, hit fraction (body -1: no hit)."""
-    rows = []
+    rows: list[tuple[int, int, float]] = []
     for i in range(0, len(froms), MAX_BATCH):
         results = p.rayTestBatch(froms[i:i + MAX_BATCH].tolist(), tos[i:i + MAX_BATCH].tolist(),
                                  physicsClientId=sim.client)

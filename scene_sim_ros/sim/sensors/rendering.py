@@ -31,8 +31,8 @@ texture (Game.ros2's field and NAOs: with EGL the green carpet renders white).
 
 from __future__ import annotations
 
-import math
 import importlib.util
+import math
 import os
 import weakref
 from dataclasses import dataclass
@@ -92,7 +92,7 @@ def linearize_depth(buffer: np.ndarray, near: float, far: float) -> np.ndarray:
 class View:
     """What a render depends on, apart from the clipping planes."""
 
-    pose: tuple[float, ...]
+    pose: tuple[float, float, float, float, float, float, float]  # position + orientation
     width: int
     height: int
     fov_x: float

@@ -11,8 +11,19 @@ from lxml import etree
 from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.raisim import load_sensor_set
-from scene_sim_ros.scene import (Accelerometer, Box, Camera, Capsule, Cylinder, DepthCamera,
-                                 Gyroscope, Heightfield, Plane, ServoMotor, Sphere)
+from scene_sim_ros.scene import (
+    Accelerometer,
+    Box,
+    Camera,
+    Capsule,
+    Cylinder,
+    DepthCamera,
+    Gyroscope,
+    Heightfield,
+    Plane,
+    ServoMotor,
+    Sphere,
+)
 
 # the template parameters the corpus's templated worlds use (templatedWorld.xml and its includes)
 TEMPLATE_PARAMETERS = {

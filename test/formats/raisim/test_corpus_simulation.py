@@ -11,11 +11,12 @@ import pytest
 
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.raisim import load
+from support.corpus import CORPUS
 
 from .test_corpus import LAIKAGO_QPOS, TEMPLATE_PARAMETERS, raisim_worlds
 
 Simulation = pytest.importorskip('scene_sim_ros.sim.simulation').Simulation
-from support.corpus import CORPUS
+
 WORLDS = raisim_worlds(CORPUS) if CORPUS.is_dir() else []
 # PyBullet separates the overlapping spheres and boxes of the <array> violently and flings some
 # more than 100 m (RaiSim's solver is gentler); the world still runs without NaN.
@@ -75,7 +76,7 @@ def test_heightmap_ball_lands_at_the_terrain_height(write_file: Callable[[str, s
     x_index, y_index, radius = 4, 1, 0.2
     x, y = -3.0 + x_index, -3.0 + y_index
     values = ' '.join(str(v) for v in heights.ravel())
-    path = write_file('drop.xml', f'''
+    path = write_file('drop.xml', f"""
         <raisim>
             <timeStep value="0.002"/>
             <objects>
@@ -84,7 +85,7 @@ def test_heightmap_ball_lands_at_the_terrain_height(write_file: Callable[[str, s
                 <sphere name="ball" mass="1"><dim radius="{radius}"/>
                     <state pos="{x} {y} 2"/></sphere>
             </objects>
-        </raisim>''')
+        </raisim>""")
     with Simulation(load(path)) as sim:
         sim.step(1500)
         position, _ = sim.get_pose('ball')

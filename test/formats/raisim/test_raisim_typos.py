@@ -10,7 +10,7 @@ import pytest
 from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.formats.raisim import load
 
-WORLD = '''
+WORLD = """
 <raisim version="1.0">
   <params>
     <floor_height value="0"/>
@@ -21,8 +21,8 @@ WORLD = '''
     <box name="b" mass="1"><dim x="@@box_x" y="1" z="1"/><state pos="0 0 @@box_z"/></box>
   </objects>
 </raisim>
-'''
-SPHERES = '''
+"""
+SPHERES = """
 <raisim version="1.0">
   <objects>
     <array idx="@@i" start="0" end="@@sphere_count" increment="1">
@@ -30,7 +30,7 @@ SPHERES = '''
     </array>
   </objects>
 </raisim>
-'''
+"""
 
 
 @pytest.fixture
@@ -53,8 +53,7 @@ def test_all_missing_parameters_in_one_message_with_the_users_paths(world) -> No
     assert len(message.splitlines()) == 1, message       # no follow-up errors (the <array>)
     first = message.split(': missing template parameters: ')[0]
     assert first == given
-    for name, where in (('flor_height', 'world.xml:7'), ('box_x', 'world.xml:8'),
-                        ('box_z', 'world.xml:8'), ('sphere_count', 'parts/spheres.xml:4')):
+    for name in ('flor_height', 'box_x', 'box_z', 'sphere_count'):
         assert f'{name} (first used at ' in message, name
     assert os.path.join('parts', '..', 'parts', 'spheres.xml') in message \
         or os.path.join('parts', 'spheres.xml') in message

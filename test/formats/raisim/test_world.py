@@ -25,14 +25,14 @@ def world(write_file: WriteFile, body: str, name: str = 'world.xml') -> Path:
 
 
 def test_load_settings_in_camel_and_snake_case(write_file: WriteFile) -> None:
-    camel = load(world(write_file, '''
+    camel = load(world(write_file, """
         <timeStep value="0.002"/>
         <gravity value="0, 0.5, -9.0"/>
-        <erp erp="0.3" erp2="0.1"/>''', 'camel.xml'))
-    snake = load(world(write_file, '''
+        <erp erp="0.3" erp2="0.1"/>""", 'camel.xml'))
+    snake = load(world(write_file, """
         <time_step value="0.002"/>
         <gravity value="0 0.5 -9.0"/>
-        <erp erp="0.3" erp2="0.1"/>''', 'snake.xml'))
+        <erp erp="0.3" erp2="0.1"/>""", 'snake.xml'))
     for scene in (camel, snake):
         assert scene.format == 'raisim'
         assert scene.step_length == 0.002
@@ -49,12 +49,12 @@ def test_load_defaults_without_settings(write_file: WriteFile) -> None:
 
 
 def test_load_materials(write_file: WriteFile) -> None:
-    scene = load(world(write_file, '''
+    scene = load(world(write_file, """
         <material>
             <default friction="0.6" restitution="0.1" restitution_threshold="0.2"/>
             <pair_prop name1="steel" name2="rubber" friction="0.8" restitution="0.15"
                        restitution_threshold="0.001"/>
-        </material>'''))
+        </material>"""))
     assert scene.contact_defaults.friction == 0.6
     assert scene.contact_defaults.restitution == 0.1
     assert scene.contact_defaults.restitution_threshold == 0.2
@@ -65,13 +65,13 @@ def test_load_materials(write_file: WriteFile) -> None:
 
 def test_load_state_quaternion_is_w_first(write_file: WriteFile) -> None:
     half = math.sqrt(0.5)
-    scene = load(world(write_file, f'''
+    scene = load(world(write_file, f"""
         <objects>
             <box name="b" mass="2">
                 <dim x="1" y="2" z="3"/>
                 <state pos="1 2 3" quat="{half} 0 0 {half}" lin_vel="1,0,0" angVel="0 0 2"/>
             </box>
-        </objects>'''))
+        </objects>"""))
     box = scene.entity('b')
     assert box.pose.position == (1.0, 2.0, 3.0)
     assert box.pose.orientation == pytest.approx((0.0, 0.0, half, half))  # xyzw
@@ -80,14 +80,14 @@ def test_load_state_quaternion_is_w_first(write_file: WriteFile) -> None:
 
 
 def test_load_primitives_with_derived_and_given_inertia(write_file: WriteFile) -> None:
-    scene = load(world(write_file, '''
+    scene = load(world(write_file, """
         <objects>
             <sphere name="s" mass="2"><dim radius="0.5"/></sphere>
             <capsule name="c" mass="1"><dim radius="0.2" height="1"/>
                 <inertia xx="0.1" xy="0" xz="0" yy="0.2" yz="0" zz="0.3"/></capsule>
             <cylinder name="y" mass="1"><dim radius="0.3" height="0.4"/></cylinder>
             <box name="b" mass="1"><dim x="1" y="2" z="3"/></box>
-        </objects>'''))
+        </objects>"""))
     shapes = {e.name: e.root.collisions[0].shape for e in scene.entities}
     assert shapes == {'s': Sphere(0.5), 'c': Capsule(0.2, 1.0), 'y': Cylinder(0.3, 0.4),
                       'b': Box((1.0, 2.0, 3.0))}
@@ -98,13 +98,13 @@ def test_load_primitives_with_derived_and_given_inertia(write_file: WriteFile) -
 
 
 def test_load_body_types_and_collision_filters(write_file: WriteFile) -> None:
-    scene = load(world(write_file, '''
+    scene = load(world(write_file, """
         <objects>
             <box name="k" mass="1" body_type="kinematic" collisionGroup="4" collision_mask="-1">
                 <dim x="1" y="1" z="1"/><state pos="0 0 0" linVel="2 0 0"/></box>
             <box name="s" mass="1" body_type="static"><dim x="1" y="1" z="1"/></box>
             <ground name="floor" height="-0.5" collision_group="-2147483648"/>
-        </objects>'''))
+        </objects>"""))
     kinematic, static, floor = scene.entities
     assert kinematic.kinematic and kinematic.linear_velocity == (2.0, 0.0, 0.0)
     assert (kinematic.collision_group, kinematic.collision_mask) == (4, -1)
@@ -115,7 +115,7 @@ def test_load_body_types_and_collision_filters(write_file: WriteFile) -> None:
 
 
 def test_load_compound_children_poses_and_inertia(write_file: WriteFile) -> None:
-    scene = load(world(write_file, '''
+    scene = load(world(write_file, """
         <objects>
             <compound name="c" mass="4">
                 <children>
@@ -124,7 +124,7 @@ def test_load_compound_children_poses_and_inertia(write_file: WriteFile) -> None
                 </children>
                 <state pos="0 0 2"/>
             </compound>
-        </objects>'''))
+        </objects>"""))
     link = scene.entity('c').root
     assert [c.pose.position for c in link.collisions] == [(1.0, 0.0, 0.0), (-1.0, 0.0, 0.0)]
     assert [c.material for c in link.collisions] == ['steel', None]
@@ -136,12 +136,12 @@ def test_load_compound_children_poses_and_inertia(write_file: WriteFile) -> None
 
 def test_load_mesh_object_and_missing_mesh_warns(write_file: WriteFile) -> None:
     write_file('meshes/thing.obj', 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n')
-    scene = load(world(write_file, '''
+    scene = load(world(write_file, """
         <objects>
             <mesh name="m" mass="2" file_name="[THIS_DIR]/meshes/thing.obj" com="0 0 0.1"
                   scale="2 2 2"><inertia xx="1" xy="0" xz="0" yy="1" yz="0" zz="1"/></mesh>
             <mesh name="gone" mass="1" file_name="[THIS_DIR]/meshes/missing.obj"/>
-        </objects>'''))
+        </objects>"""))
     (mesh,) = scene.entities
     shape = mesh.root.collisions[0].shape
     assert isinstance(shape, MeshFile) and shape.path.name == 'thing.obj'
@@ -151,7 +151,7 @@ def test_load_mesh_object_and_missing_mesh_warns(write_file: WriteFile) -> None:
 
 
 def test_array_params_and_math(write_file: WriteFile) -> None:
-    scene = load(world(write_file, '''
+    scene = load(world(write_file, """
         <params><offset value="0.5"/></params>
         <objects>
             <array idx="@@i" start="0" end="@@count" increment="2">
@@ -160,7 +160,7 @@ def test_array_params_and_math(write_file: WriteFile) -> None:
                     <state pos="{cos(0.1*@@i)} 0 {@@offset+@@i}"/>
                 </sphere>
             </array>
-        </objects>'''), parameters={'count': '5'})
+        </objects>"""), parameters={'count': '5'})
     assert scene.entity_names() == ['ball_0', 'ball_2', 'ball_4']  # end is exclusive
     ball = scene.entity('ball_4')
     assert ball.root.collisions[0].shape == Sphere(pytest.approx(0.14))
@@ -168,19 +168,19 @@ def test_array_params_and_math(write_file: WriteFile) -> None:
 
 
 def test_user_parameters_override_params(write_file: WriteFile) -> None:
-    path = world(write_file, '''
+    path = world(write_file, """
         <params><h value="1"/></params>
-        <objects><ground name="g" height="@@h"/></objects>''')
+        <objects><ground name="g" height="@@h"/></objects>""")
     assert load(path).entity('g').pose.position[2] == 1.0
     assert load(path, parameters={'h': '-2'}).entity('g').pose.position[2] == -2.0
 
 
 def test_missing_parameters_raise_naming_them(write_file: WriteFile) -> None:
-    path = world(write_file, '''
+    path = world(write_file, """
         <objects>
             <ground name="g" height="@@floor_height"/>
             <sphere name="s" mass="@@mass"><dim radius="1"/></sphere>
-        </objects>''')
+        </objects>""")
     with pytest.raises(SceneLoadError) as caught:
         load(path)
     message = str(caught.value)
@@ -189,42 +189,42 @@ def test_missing_parameters_raise_naming_them(write_file: WriteFile) -> None:
 
 
 def test_exist_attribute_skips_objects(write_file: WriteFile) -> None:
-    scene = load(world(write_file, '''
+    scene = load(world(write_file, """
         <objects>
             <sphere name="a" mass="1" exist="@@yes"><dim radius="1"/></sphere>
             <sphere name="b" mass="1" exist="false"><dim radius="1"/></sphere>
-        </objects>'''), parameters={'yes': 'true'})
+        </objects>"""), parameters={'yes': 'true'})
     assert scene.entity_names() == ['a']
 
 
 def test_include_merges_objects_relative_to_the_included_file(write_file: WriteFile) -> None:
-    write_file('parts/floor.xml', '''
-        <raisim><objects><ground name="floor" height="@@h"/></objects></raisim>''')
-    scene = load(world(write_file, '''
+    write_file('parts/floor.xml', """
+        <raisim><objects><ground name="floor" height="@@h"/></objects></raisim>""")
+    scene = load(world(write_file, """
         <include value="[THIS_DIR]/parts/floor.xml"/>
         <params><h value="0.25"/></params>
-        <objects><sphere name="s" mass="1"><dim radius="1"/></sphere></objects>'''))
+        <objects><sphere name="s" mass="1"><dim radius="1"/></sphere></objects>"""))
     assert scene.entity_names() == ['floor', 's']
     assert scene.entity('floor').pose.position[2] == 0.25
 
 
 def test_repeated_names_become_unique_with_one_warning(write_file: WriteFile) -> None:
-    scene = load(world(write_file, '''
+    scene = load(world(write_file, """
         <objects>
             <box name="box" mass="1"><dim x="1" y="1" z="1"/></box>
             <box name="box" mass="1"><dim x="1" y="1" z="1"/></box>
             <box name="box_1" mass="1"><dim x="1" y="1" z="1"/></box>
             <box name="box" mass="1"><dim x="1" y="1" z="1"/></box>
-        </objects>'''))
+        </objects>"""))
     assert scene.entity_names() == ['box', 'box_2', 'box_1', 'box_3']
     assert [e.root.name for e in scene.entities] == scene.entity_names()
     assert sum("'box' is used 3 times" in w for w in scene.warnings) == 1
 
 
 def test_unknown_elements_and_attributes_warn_or_fail_when_strict(write_file: WriteFile) -> None:
-    path = world(write_file, '''
+    path = world(write_file, """
         <spaceship/>
-        <objects><sphere name="s" mass="1" colour="red"><dim radius="1"/></sphere></objects>''')
+        <objects><sphere name="s" mass="1" colour="red"><dim radius="1"/></sphere></objects>""")
     scene = load(path)
     assert any(':4: unknown element <spaceship>' in w for w in scene.warnings)
     assert any(":5: unknown attribute 'colour'" in w for w in scene.warnings)
@@ -240,11 +240,11 @@ def test_load_scene_dispatches_raisim_xml(write_file: WriteFile) -> None:
 # --- height maps ---------------------------------------------------------------------------------
 
 def test_heightmap_inline_heights_rows_along_y(write_file: WriteFile) -> None:
-    scene = load(world(write_file, '''
+    scene = load(world(write_file, """
         <objects>
             <heightmap name="t" x_sample="3" y_sample="2" x_size="4" y_size="2" center_x="1"
                        center_y="-1" height="0 1 2, 3 4 5"/>
-        </objects>'''))
+        </objects>"""))
     terrain_entity = scene.entity('t')
     field = terrain_entity.root.collisions[0].shape
     assert isinstance(field, Heightfield)
@@ -256,8 +256,8 @@ def test_heightmap_inline_heights_rows_along_y(write_file: WriteFile) -> None:
 
 def test_heightmap_from_text_file(write_file: WriteFile) -> None:
     write_file('map.txt', '3 2 6 4\n1 2 3 4 5 6\n')
-    scene = load(world(write_file, '''
-        <objects><heightmap name="t" text="[THIS_DIR]/map.txt" center_x="0" center_y="0"/></objects>'''))
+    scene = load(world(write_file, """
+        <objects><heightmap name="t" text="[THIS_DIR]/map.txt" center_x="0" center_y="0"/></objects>"""))
     field = scene.entity('t').root.collisions[0].shape
     assert field.heights.tolist() == [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
     assert (field.size_x, field.size_y) == (6.0, 4.0)
@@ -310,9 +310,9 @@ def test_png_reader_decodes_every_filter(tmp_path: Path, depth: int) -> None:
 
 def test_heightmap_from_png_top_row_is_positive_y(write_file: WriteFile, tmp_path: Path) -> None:
     write_png(tmp_path / 'map.png', [[10, 20], [30, 40]])
-    scene = load(world(write_file, '''
+    scene = load(world(write_file, """
         <objects><heightmap name="t" png="[THIS_DIR]/map.png" x_size="8" y_size="6"
-                            center_x="0" center_y="0" z_offset="-1" z_scale="0.5"/></objects>'''))
+                            center_x="0" center_y="0" z_offset="-1" z_scale="0.5"/></objects>"""))
     field = scene.entity('t').root.collisions[0].shape
     assert field.heights.tolist() == [[14.0, 19.0], [4.0, 9.0]]
     assert (field.size_x, field.size_y) == (8.0, 6.0)
@@ -320,12 +320,12 @@ def test_heightmap_from_png_top_row_is_positive_y(write_file: WriteFile, tmp_pat
 
 def test_heightmap_terrain_generator_is_seeded_and_bounded(write_file: WriteFile) -> None:
     def generated(seed: int, step: float = 0.0) -> np.ndarray:
-        path = world(write_file, f'''
+        path = world(write_file, f"""
             <objects><heightmap name="t" xSample="40" ySample="30" xSize="20" ySize="10"
                                 centerX="0" centerY="0">
                 <terrainProperties frequency="0.2" zScale="3.0" fractalOctaves="3"
                     fractalLacunarity="2.0" fractalGain="0.25" stepSize="{step}" seed="{seed}"/>
-            </heightmap></objects>''', f'gen{seed}_{step}.xml')
+            </heightmap></objects>""", f'gen{seed}_{step}.xml')
         return load(path).entity('t').root.collisions[0].shape.heights
 
     first, again, other = generated(0), generated(0), generated(7)
@@ -341,7 +341,7 @@ def test_heightmap_terrain_generator_is_seeded_and_bounded(write_file: WriteFile
 # --- wires ---------------------------------------------------------------------------------------
 
 def test_wires_stiff_and_compliant(write_file: WriteFile) -> None:
-    scene = load(world(write_file, '''
+    scene = load(world(write_file, """
         <objects>
             <sphere name="a" mass="1"><dim radius="0.1"/><state pos="0 0 2"/></sphere>
             <sphere name="b" mass="1"><dim radius="0.1"/><state pos="0 0 1"/></sphere>
@@ -352,7 +352,7 @@ def test_wires_stiff_and_compliant(write_file: WriteFile) -> None:
         </wire>
         <wire name="spring" type="compliant" stiffness="500" length="2">
             <object1 name="a" pos="0 0 0"/><object2 name="b" pos="0 0 0"/>
-        </wire>'''))
+        </wire>"""))
     rope, spring = scene.wires
     assert (rope.body_a, rope.body_b) == ('a/a', 'b/b')
     assert rope.length == pytest.approx(0.8) and rope.stiffness is None

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from formats.simox.helpers import link_matrix, rot_x, rot_y, rot_z, trans
-from scene_sim_ros.formats import format_of, load_scene
 
+from scene_sim_ros.formats import format_of, load_scene
 from support.corpus import CORPUS, missing
 from support.examples import shipped, shipped_ids
 

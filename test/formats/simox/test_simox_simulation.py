@@ -10,7 +10,6 @@ pytest.importorskip('pybullet')
 
 from scene_sim_ros.formats import load_scene  # noqa: E402
 from scene_sim_ros.sim.simulation import Simulation  # noqa: E402
-
 from support.corpus import CORPUS, missing
 
 ARMAR = (CORPUS / 'simox' / 'Simox'

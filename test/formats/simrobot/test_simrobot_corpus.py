@@ -11,8 +11,8 @@ import pytest
 
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.scene import Scene, geometry, motors, sensors
-
-from support.corpus import CORPUS as CORPUS_ROOT, missing
+from support.corpus import CORPUS as CORPUS_ROOT
+from support.corpus import missing
 from support.examples import shipped, shipped_ids
 
 CORPUS = CORPUS_ROOT / 'simrobot'

@@ -9,12 +9,11 @@ import pytest
 from scene_sim_ros import load_scene
 from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.scene.summary import summary_text
-
 from support.corpus import missing
 
 CORPUS = Path(__file__).resolve().parents[4] / 'shared' / 'corpus' / 'simrobot'
 
-ARM = '''
+ARM = """
     <Body name="robot">
       <BoxMass value="1kg" depth="0.1" width="0.1" height="0.1"/>
       <Hinge name="joint">
@@ -24,7 +23,7 @@ ARM = '''
         </Axis>
         <Body name="arm"><SphereMass value="0.5kg" radius="0.01"/></Body>
       </Hinge>
-    </Body>'''
+    </Body>"""
 NAO_SERVO = '<ServoMotor maxVelocity="400degree/s" maxForce="5" p="40" d="0.5"{extra}/>'
 ODE_SERVO = '<ServoMotor maxVelocity="400degree/s" maxForce="16" p="20"/>'
 

@@ -11,10 +11,10 @@ from scene_sim_ros.scene import geometry, motors, sensors
 from scene_sim_ros.scene.inertia import box_inertia, rotate_inertia
 from scene_sim_ros.scene.transforms import quat_from_axis_angle, quat_from_rpy, quat_normalized
 
-SURFACES = '''
+SURFACES = """
 <Surface name="red" diffuseColor="#f00"/>
 <Surface name="tex" diffuseColor="rgb(100%, 100%, 100%)" diffuseTexture="Textures/a.png"/>
-'''
+"""
 
 
 def test_scene_attributes_are_kept(scene_of) -> None:
@@ -48,11 +48,11 @@ def test_scene_defaults(scene_of) -> None:
 
 
 def test_lights_of_both_grammar_versions(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Light z="8m" ambientColor="rgb(50%, 50%, 50%)"/>
         <DirLight x="1" z="0" diffuseColor="#808080"/>
         <PointLight x="1m" y="2m" z="9m"/>
-        <SpotLight z="3m" dirX="1" dirZ="0" cutoff="0.5"/>''')
+        <SpotLight z="3m" dirX="1" dirZ="0" cutoff="0.5"/>""")
     old, directional, point, spot = scene.lights
     assert old.kind == 'directional' and old.direction == pytest.approx((0, 0, -1))
     assert old.ambient == pytest.approx((0.5, 0.5, 0.5, 1.0))
@@ -64,7 +64,7 @@ def test_lights_of_both_grammar_versions(scene_of) -> None:
 
 
 def test_body_entity_pose_masses_and_primitives(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Body name="thing">
           <Translation x="1" y="2" z="300mm"/>
           <Rotation z="90degree"/>
@@ -75,7 +75,7 @@ def test_body_entity_pose_masses_and_primitives(scene_of) -> None:
           <CylinderGeometry radius="1cm" height="10cm"/>
           <CapsuleGeometry radius="1cm" height="10cm"/>
           <TorusGeometry majorRadius="10cm" minorRadius="1cm"/>
-        </Body>''')
+        </Body>""")
     entity = scene.entity('thing')
     assert entity.kind == 'object' and not entity.fixed_base
     assert entity.pose.position == pytest.approx((1, 2, 0.3))
@@ -94,11 +94,11 @@ def test_body_entity_pose_masses_and_primitives(scene_of) -> None:
 
 
 def test_masses_combine_with_parallel_axis_theorem(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Body name="b">
           <BoxMass value="1kg" depth="0.1" width="0.1" height="0.1"><Translation x="0.5"/></BoxMass>
           <BoxMass value="1kg" depth="0.1" width="0.1" height="0.1"><Translation x="-0.5"/></BoxMass>
-        </Body>''')
+        </Body>""")
     inertial = scene.entity('b').root.inertial
     own = box_inertia(1.0, (0.1, 0.1, 0.1))
     assert inertial.com == pytest.approx((0, 0, 0))
@@ -108,7 +108,7 @@ def test_masses_combine_with_parallel_axis_theorem(scene_of) -> None:
 
 
 def test_nested_and_rotated_masses(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Body name="b">
           <Mass>
             <Translation z="1"/>
@@ -116,7 +116,7 @@ def test_nested_and_rotated_masses(scene_of) -> None:
             <CylinderMass value="1kg" radius="0.1" height="0.2"/>
             <CapsuleMass value="1kg" radius="0.1" height="0.4"/>
           </Mass>
-        </Body>''')
+        </Body>""")
     inertial = scene.entity('b').root.inertial
     assert inertial.mass == pytest.approx(3.0)
     assert inertial.com == pytest.approx((0, 0, 1))
@@ -127,12 +127,12 @@ def test_nested_and_rotated_masses(scene_of) -> None:
 
 
 def test_inertia_matrix_mass_in_gram_millimetres(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Body name="b">
           <InertiaMatrixMass value="1049.56g" x="-4.13mm" z="43.42mm" ixx="5062341.69g*mm^2"
             ixy="14311.60g*mm^2" ixz="155190.83g*mm^2" iyy="4880133.93g*mm^2"
             iyz="-27079.30g*mm^2" izz="1610302.24g*mm^2"/>
-        </Body>''')
+        </Body>""")
     inertial = scene.entity('b').root.inertial
     assert inertial.mass == pytest.approx(1.04956)
     assert inertial.com == pytest.approx((-0.00413, 0, 0.04342))
@@ -141,7 +141,7 @@ def test_inertia_matrix_mass_in_gram_millimetres(scene_of) -> None:
 
 
 def test_geometry_materials_and_friction_pairs(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Compound name="ground">
           <Geometry name="group">
             <Translation z="1"/>
@@ -149,12 +149,12 @@ def test_geometry_materials_and_friction_pairs(scene_of) -> None:
             <BoxGeometry depth="1" width="1" height="1" name="inner"><Translation x="1"/></BoxGeometry>
           </Geometry>
           <SphereGeometry radius="1"><Material name="Inline"/></SphereGeometry>
-        </Compound>''', definitions='''
+        </Compound>""", definitions="""
         <Material name="Wood"/>
         <Material name="Stone">
           <Friction material="Wood" value="0.8"/>
           <RollingFriction material="Wood" value="0.05"/>
-        </Material>''')
+        </Material>""")
     ground = scene.entity('ground')
     assert ground.kind == 'static' and ground.fixed_base
     inner, sphere = ground.root.collisions
@@ -167,7 +167,7 @@ def test_geometry_materials_and_friction_pairs(scene_of) -> None:
 
 
 def test_appearances_with_surface_colour_texture_and_nesting(scene_of, tmp_path) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Compound name="c">
           <Appearance name="group">
             <Translation z="2"/>
@@ -176,7 +176,7 @@ def test_appearances_with_surface_colour_texture_and_nesting(scene_of, tmp_path)
           </Appearance>
           <CylinderAppearance radius="1" height="2"><Surface ref="red"/></CylinderAppearance>
           <CapsuleAppearance radius="1" height="4"><Surface ref="red"/></CapsuleAppearance>
-        </Compound>''', definitions=SURFACES)
+        </Compound>""", definitions=SURFACES)
     box, sphere, cylinder, capsule = scene.entity('c').root.visuals
     assert box.shape == geometry.Box((1.0, 2.0, 3.0)) and box.name == 'box'
     assert box.color == (1.0, 0.0, 0.0, 1.0) and box.pose.position == (0, 0, 2)
@@ -186,7 +186,7 @@ def test_appearances_with_surface_colour_texture_and_nesting(scene_of, tmp_path)
     assert capsule.shape == geometry.Capsule(1.0, 2.0)
 
 
-COMPLEX = '''
+COMPLEX = """
 <ComplexAppearance name="quad">
   <Surface ref="red"/>
   <Vertices unit="mm">
@@ -205,16 +205,16 @@ COMPLEX = '''
   <Normals>0 0 1 0 0 -1</Normals>
   <Triangles>0 0 1 0 2 0  0 1 2 1 1 1</Triangles>
 </ComplexAppearance>
-'''
+"""
 
 
 def test_complex_appearance_meshes(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Compound name="c">
           <ComplexAppearance ref="quad"/>
           <ComplexAppearance ref="quad" name="second"><Translation x="5"/></ComplexAppearance>
           <ComplexAppearance ref="withNormals"/>
-        </Compound>''', definitions=SURFACES + COMPLEX)
+        </Compound>""", definitions=SURFACES + COMPLEX)
     first, second, normals = scene.entity('c').root.visuals
     mesh = first.shape
     assert isinstance(mesh, geometry.Mesh)
@@ -233,7 +233,7 @@ def test_complex_appearance_meshes(scene_of) -> None:
 
 
 def test_hinge_joint_with_servo_limits_and_initial_position(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Body name="robot">
           <BoxMass value="1kg" depth="0.1" width="0.1" height="0.1"/>
           <Hinge name="joint">
@@ -248,9 +248,9 @@ def test_hinge_joint_with_servo_limits_and_initial_position(scene_of) -> None:
               <SphereMass value="0.5kg" radius="0.01"/>
             </Body>
           </Hinge>
-        </Body>''')
+        </Body>""")
     robot = scene.entity('robot')
-    assert robot.kind == 'robot' and [l.name for l in robot.links] == ['robot', 'arm']
+    assert robot.kind == 'robot' and [link.name for link in robot.links] == ['robot', 'arm']
     joint = robot.joint('joint')
     assert (joint.type, joint.parent, joint.child) == ('revolute', 'robot', 'arm')
     assert joint.axis == pytest.approx((0, 1, 0))
@@ -268,7 +268,7 @@ def test_hinge_joint_with_servo_limits_and_initial_position(scene_of) -> None:
 
 
 def test_hinge_with_body_off_the_axis_keeps_rotation_centre(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Compound name="machine">
           <Hinge name="door">
             <Translation y="-0.4" z="0.5"/>
@@ -279,7 +279,7 @@ def test_hinge_with_body_off_the_axis_keeps_rotation_centre(scene_of) -> None:
               <BoxGeometry depth="0.1" width="0.1" height="0.1"/>
             </Body>
           </Hinge>
-        </Compound>''')
+        </Compound>""")
     machine = scene.entity('machine')
     assert machine.kind == 'robot' and machine.fixed_base
     joint = machine.joint('door')
@@ -291,7 +291,7 @@ def test_hinge_with_body_off_the_axis_keeps_rotation_centre(scene_of) -> None:
 
 
 def test_slider_with_velocity_and_pt2_motors(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Body name="base">
           <BoxMass value="1kg" depth="0.1" width="0.1" height="0.1"/>
           <Slider name="lift">
@@ -305,7 +305,7 @@ def test_slider_with_velocity_and_pt2_motors(scene_of) -> None:
             <Axis x="1"><PT2Motor T="0.1" D="0.7" K="1" V="5" F="2N"/></Axis>
             <Body name="other"><BoxMass value="1kg" depth="0.1" width="0.1" height="0.1"/></Body>
           </Hinge>
-        </Body>''')
+        </Body>""")
     base = scene.entity('base')
     lift = base.joint('lift')
     assert lift.type == 'prismatic' and lift.limits == pytest.approx((0.01, 0.5))
@@ -316,7 +316,7 @@ def test_slider_with_velocity_and_pt2_motors(scene_of) -> None:
 
 
 def test_sensors_of_every_kind(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Body name="r">
           <BoxMass value="1kg" depth="0.1" width="0.1" height="0.1"/>
           <Camera name="cam" imageWidth="640" imageHeight="480" angleX="60degree" angleY="45degree">
@@ -335,7 +335,7 @@ def test_sensors_of_every_kind(scene_of) -> None:
             <SphereGeometry radius="0.02" name="tip"/>
           </CollisionSensor>
           <UserInput name="knob" type="angle" min="-90degree" max="90degree" default="10degree"/>
-        </Body>''')
+        </Body>""")
     robot = scene.entity('r')
     assert robot.kind == 'robot'
     cam = robot.sensor('cam')
@@ -366,7 +366,7 @@ def test_sensors_of_every_kind(scene_of) -> None:
 
 
 def test_compound_flattens_nested_compounds_and_frees_bodies(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Compound name="outer">
           <Translation x="1"/>
           <Compound name="inner">
@@ -375,7 +375,7 @@ def test_compound_flattens_nested_compounds_and_frees_bodies(scene_of) -> None:
             <Body name="free"><Translation z="3"/><SphereMass value="1kg" radius="0.1"/></Body>
           </Compound>
         </Compound>
-        <Compound name="empty"/>''')
+        <Compound name="empty"/>""")
     assert scene.entity_names() == ['outer', 'free']
     assert scene.entity('outer').root.collisions[0].pose.position == (0, 2, 0)
     assert scene.entity('free').pose.position == pytest.approx((1, 2, 3))
@@ -411,14 +411,14 @@ def test_misplaced_elements_and_attributes_warn_or_fail_in_strict_mode(scene_of)
 
 
 def test_surface_lit_only_by_its_ambient_colour_keeps_that_colour(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Compound name="c">
           <BoxAppearance depth="1" width="1" height="1"><Surface ref="field"/></BoxAppearance>
           <BoxAppearance depth="1" width="1" height="1"><Surface ref="goal"/></BoxAppearance>
-        </Compound>''', definitions='''
+        </Compound>""", definitions="""
         <Surface name="field" diffuseColor="#000000" ambientColor="#279f27"/>
         <Surface name="goal" diffuseColor="rgba(70%, 70%, 70%, 0.5)" ambientColor="rgb(45%, 45%, 45%)"/>
-        ''')
+        """)
     field, goal = scene.entity('c').root.visuals
     assert field.color == pytest.approx((0x27 / 255, 0x9f / 255, 0x27 / 255, 1.0))
     assert goal.color == pytest.approx((0.7, 0.7, 0.7, 0.5))

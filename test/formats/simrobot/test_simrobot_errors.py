@@ -71,9 +71,9 @@ def test_malformed_xml_has_line(write_file) -> None:
 
 def test_external_entities_are_not_expanded(write_file, tmp_path) -> None:
     secret = write_file('secret.txt', 'TOPSECRET')
-    path = write_file('xxe.ros2', f'''<?xml version="1.0"?>
+    path = write_file('xxe.ros2', f"""<?xml version="1.0"?>
         <!DOCTYPE Simulation [<!ENTITY leak SYSTEM "file://{secret}">]>
-        <Simulation><Scene name="&leak;"/></Simulation>''')
+        <Simulation><Scene name="&leak;"/></Simulation>""")
     try:
         scene = load(path)
     except SceneLoadError:

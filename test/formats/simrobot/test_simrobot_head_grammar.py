@@ -9,15 +9,15 @@ import pytest
 from scene_sim_ros import Simulation
 from scene_sim_ros.errors import SceneLoadError
 
-HEAD_SCENE = '''
+HEAD_SCENE = """
   <Surface name="red" albedo="rgb(100%, 0%, 0%)" roughness="1.0"/>
   <Surface name="glass" albedo="#3080ff" alpha="0.5" metallic="1.0" roughness="0.3"/>
   <Surface name="metal" albedo="rgb(50%, 50%, 50%)" metallic="1.0" roughness="0.3"/>
   <Material name="Ice" friction="0"/>
   <Material name="Stone" friction="0.8"/>
   <Material name="Rubber" friction="1.2"/>
-'''
-BODIES = '''
+"""
+BODIES = """
     <PointLight z="8m" color="#ff8000" intensity="0.5"/>
     <Compound name="floor">
       <BoxGeometry width="4" height="0.1" depth="4"><Translation z="-0.05"/>
@@ -37,7 +37,7 @@ BODIES = '''
       <BoxGeometry width="0.2" height="0.1" depth="0.2"><Material ref="Rubber"/></BoxGeometry>
       <BoxAppearance width="0.2" height="0.1" depth="0.2"><Surface ref="glass"/></BoxAppearance>
     </Body>
-'''
+"""
 
 
 @pytest.fixture
@@ -78,7 +78,7 @@ def test_head_scene_simulates_and_renders_its_colours(head_scene):
 
 def test_surface_without_a_colour_is_an_error(scene_of):
     with pytest.raises(SceneLoadError, match=r'head\.ros3:\d+:.*albedo'):
-        scene_of('''<Body name="b"><BoxMass value="1" width="1" height="1" depth="1"/>
+        scene_of("""<Body name="b"><BoxMass value="1" width="1" height="1" depth="1"/>
                       <BoxAppearance width="1" height="1" depth="1"><Surface ref="s"/>
-                      </BoxAppearance></Body>''',
+                      </BoxAppearance></Body>""",
                  '<Surface name="s" roughness="1"/>', name='head.ros3')

@@ -7,7 +7,7 @@ import pytest
 from scene_sim_ros.formats.simrobot import load, load_entity_fragment
 from scene_sim_ros.scene import geometry
 
-ROBOT = '''
+ROBOT = """
 <Surface name="skin-red" diffuseColor="#f00"/>
 <Surface name="skin-blue" diffuseColor="#00f"/>
 <BoxAppearance name="shell" depth="$Size" width="1" height="1"><Surface ref="skin-$Color"/></BoxAppearance>
@@ -21,7 +21,7 @@ ROBOT = '''
   <Geometry name="$Color"/>
   <SphereGeometry radius="0.1" name="head-$Color"/>
 </Body>
-'''
+"""
 
 
 def test_ref_overrides_translation_and_keeps_definition_rotation(scene_of) -> None:
@@ -39,9 +39,9 @@ def test_ref_inherits_name_and_children(scene_of) -> None:
 
 
 def test_set_in_referencing_element_wins_and_resolves_inside_referenced_subtrees(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Body ref="Robot" name="blue"><Set name="Color" value="blue"/></Body>
-        <Body ref="Robot" name="red"/>''', ROBOT)
+        <Body ref="Robot" name="red"/>""", ROBOT)
     blue, red = scene.entity('blue'), scene.entity('red')
     assert blue.root.visuals[0].color == (0.0, 0.0, 1.0, 1.0)
     assert red.root.visuals[0].color == (1.0, 0.0, 0.0, 1.0)
@@ -50,18 +50,18 @@ def test_set_in_referencing_element_wins_and_resolves_inside_referenced_subtrees
 
 
 def test_referencing_element_adds_children(scene_of) -> None:
-    scene = scene_of('''
-        <Body ref="Robot" name="heavy"><BoxMass value="2kg" depth="1" width="1" height="1"/></Body>''',
+    scene = scene_of("""
+        <Body ref="Robot" name="heavy"><BoxMass value="2kg" depth="1" width="1" height="1"/></Body>""",
                      ROBOT)
     assert scene.entity('heavy').mass == pytest.approx(3.0)
 
 
 def test_placeholder_in_numbers_from_outer_scope(scene_of) -> None:
-    scene = scene_of('''
+    scene = scene_of("""
         <Compound name="group">
           <Set name="R" value="25mm"/>
           <Body name="ball"><SphereMass value="1kg" radius="$R"/><SphereGeometry radius="$(R)"/></Body>
-        </Compound>''')
+        </Compound>""")
     assert scene.entity('ball').root.collisions[0].shape == geometry.Sphere(pytest.approx(0.025))
 
 
@@ -81,27 +81,27 @@ def test_ref_chain_and_parameters(scene_of) -> None:
 
 def test_include_relative_to_including_file_and_texture_relative_to_its_file(write_file,
                                                                              tmp_path) -> None:
-    write_file('defs/robot.rsi2', '''
+    write_file('defs/robot.rsi2', """
         <Simulation>
           <Include href="more/surfaces.rsi2"/>
           <Body name="Bot"><SphereMass value="1kg" radius="0.1"/>
             <SphereAppearance radius="0.1"><Surface ref="painted"/></SphereAppearance></Body>
-        </Simulation>''')
-    write_file('defs/more/surfaces.rsi2', '''
+        </Simulation>""")
+    write_file('defs/more/surfaces.rsi2', """
         <Simulation>
           <Surface name="painted" diffuseColor="#fff" diffuseTexture="../tex/paint.png"/>
-        </Simulation>''')
-    main = write_file('scenes/main.ros2', '''
+        </Simulation>""")
+    main = write_file('scenes/main.ros2', """
         <Simulation>
           <Include href="../defs/robot.rsi2"/>
           <Scene name="S"><Body ref="Bot" name="bot"/></Scene>
-        </Simulation>''')
+        </Simulation>""")
     visual = load(main).entity('bot').root.visuals[0]
     assert visual.texture == tmp_path / 'defs' / 'tex' / 'paint.png'
 
 
 def test_fragment_body_with_definitions(tmp_path) -> None:
-    entity = load_entity_fragment('''
+    entity = load_entity_fragment("""
         <Simulation>
           <Surface name="s" diffuseColor="#0f0"/>
           <Body name="crate">
@@ -109,7 +109,7 @@ def test_fragment_body_with_definitions(tmp_path) -> None:
             <BoxMass value="1kg" depth="1" width="1" height="1"/>
             <BoxAppearance depth="1" width="1" height="1"><Surface ref="s"/></BoxAppearance>
           </Body>
-        </Simulation>''', base_dir=tmp_path)
+        </Simulation>""", base_dir=tmp_path)
     assert entity.name == 'crate' and entity.kind == 'object'
     assert entity.pose.position == (0, 0, 0.5)
     assert entity.root.visuals[0].color == (0.0, 1.0, 0.0, 1.0)

@@ -98,17 +98,17 @@ def test_driver_test_world_loads_where_its_protos_are_local(corpus_dir, tmp_path
     protos = tmp_path / 'protos'
     protos.mkdir()
     for name in DRIVER_TEST_REMOTE:  # minimal local stand-ins with the interfaces used
-        body = (f'Robot {{ name IS name controller IS controller supervisor IS supervisor '
-                f'children IS extensionSlot physics Physics {{ mass 10 }} '
-                f'boundingObject Box {{ size 0.5 0.4 0.2 }} }}' if name == 'Pioneer3at'
+        body = ('Robot { name IS name controller IS controller supervisor IS supervisor '
+                'children IS extensionSlot physics Physics { mass 10 } '
+                'boundingObject Box { size 0.5 0.4 0.2 } }' if name == 'Pioneer3at'
                 else 'Solid { translation IS translation rotation IS rotation }')
-        (protos / f'{name}.proto').write_text(f'''#VRML_SIM R2023b utf8
+        (protos / f'{name}.proto').write_text(f"""#VRML_SIM R2023b utf8
 PROTO {name} [
   field SFVec3f translation 0 0 0  field SFRotation rotation 0 0 1 0
   field SFString name "{name}"  field SFString controller ""  field SFBool supervisor FALSE
   field MFNode extensionSlot [ ]  field SFColor colorOverride 1 1 1
 ] {{ {body} }}
-''')
+""")
     scene = load_scene(world)
     robot = scene.entity('Pioneer_3_AT')
     assert robot.kind == 'robot' and robot.mass == pytest.approx(10 + 1000 * 3.14159 * 0.012 ** 2

@@ -17,7 +17,7 @@ def one(write_file, text, header=HEADER):
 
 
 def test_world_info_sets_step_gravity_and_contact_pairs(write_file):
-    scene = one(write_file, '''
+    scene = one(write_file, """
     WorldInfo {
       basicTimeStep 8  gravity 3.7  ERP 0.4
       contactProperties [ ContactProperties { material1 "wheel" material2 "floor"
@@ -25,7 +25,7 @@ def test_world_info_sets_step_gravity_and_contact_pairs(write_file):
                           ContactProperties { material2 "ice" coulombFriction [ -1 ] } ]
     }
     Solid { contactMaterial "floor" boundingObject Plane { } }
-    ''')
+    """)
     assert scene.step_length == 0.008 and scene.gravity == (0.0, 0.0, -3.7) and scene.erp == 0.4
     wheel, ice = scene.material_pairs
     assert (wheel.material_a, wheel.material_b, wheel.friction, wheel.restitution) == \
@@ -35,20 +35,20 @@ def test_world_info_sets_step_gravity_and_contact_pairs(write_file):
 
 
 def test_rolling_friction_coefficients_are_reported_not_misread_as_decelerations(write_file):
-    scene = one(write_file, '''
+    scene = one(write_file, """
     WorldInfo {
       contactProperties [ ContactProperties { material1 "ball" rollingFriction 0.01 0 0 } ]
     }
-    ''')
+    """)
     assert scene.material_pairs[0].rolling_friction is None
     assert any('w.wbt:' in w and 'rollingFriction' in w for w in scene.warnings)
 
 
 def test_physics_mass_from_density_times_bounding_volume(write_file):
-    scene = one(write_file, '''
+    scene = one(write_file, """
     Solid { boundingObject Box { size 0.1 0.2 0.5 } physics Physics { density 500 } }
     Solid { boundingObject Sphere { radius 0.1 } physics Physics { density -1 mass 3 } }
-    ''')
+    """)
     box, ball = scene.entities
     assert box.mass == pytest.approx(500 * 0.01)
     assert box.root.inertial.inertia[0] == pytest.approx(5.0 / 12 * (0.04 + 0.25))
@@ -58,17 +58,17 @@ def test_physics_mass_from_density_times_bounding_volume(write_file):
 
 
 def test_physics_center_of_mass_and_inertia_matrix_are_taken_as_given(write_file):
-    solid = one(write_file, '''
+    solid = one(write_file, """
     Solid { boundingObject Box { size 1 1 1 }
             physics Physics { mass 2 centerOfMass [ 0 0 0.1 ]
                               inertiaMatrix [ 1 2 3, 0.1 0.2 0.3 ] } }
-    ''').entities[0]
+    """).entities[0]
     assert solid.root.inertial.com == (0.0, 0.0, 0.1)
     assert solid.root.inertial.inertia == (1.0, 0.1, 0.2, 2.0, 0.3, 3.0)
 
 
 def test_solid_without_physics_is_static_and_shapes_become_visuals(write_file):
-    solid = one(write_file, '''
+    solid = one(write_file, """
     Solid {
       translation 1 0 0
       children [ Pose { translation 0 0 1 children [
@@ -76,7 +76,7 @@ def test_solid_without_physics_is_static_and_shapes_become_visuals(write_file):
                 geometry Cylinder { radius 0.1 height 0.4 } }
         Shape { appearance Appearance { material Material { diffuseColor 0 1 0 } }
                 geometry Capsule { radius 0.1 height 0.2 } } ] } ]
-    }''').entities[0]
+    }""").entities[0]
     assert solid.kind == 'static' and solid.fixed_base
     cylinder, capsule = solid.root.visuals
     assert cylinder.color == (1.0, 0.0, 0.0, 0.75) and cylinder.pose.position == (0.0, 0.0, 1.0)
@@ -84,15 +84,15 @@ def test_solid_without_physics_is_static_and_shapes_become_visuals(write_file):
 
 
 def test_indexed_face_set_becomes_a_triangulated_mesh(write_file):
-    solid = one(write_file, '''
+    solid = one(write_file, """
     Solid { boundingObject IndexedFaceSet {
       coord Coordinate { point [ 0 0 0, 1 0 0, 1 1 0, 0 1 0, 0 0 1 ] }
-      coordIndex [ 0 1 2 3 -1 0 1 4 -1 ] } }''').entities[0]
+      coordIndex [ 0 1 2 3 -1 0 1 4 -1 ] } }""").entities[0]
     mesh = solid.root.collisions[0].shape
     assert mesh.kind == 'mesh' and mesh.triangles.tolist() == [[0, 1, 2], [0, 2, 3], [0, 1, 4]]
 
 
-HINGE = '''
+HINGE = """
 Robot {
   name "arm"
   children [
@@ -107,7 +107,7 @@ Robot {
   ]
   physics Physics { mass 5 }
 }
-'''
+"""
 
 
 def test_hinge_joint_becomes_a_revolute_joint_with_a_servo(write_file):
@@ -143,26 +143,26 @@ def test_hinge_position_moves_the_end_point_back_to_zero(write_file):
         * Pose((0.5, 0, 0))
     axis_angle = f'0 1 0 {angle}'
     text = HINGE % (str(angle), axis_angle)
-    text = text.replace('translation 0.5 0 1', 'translation %r %r %r' % turned.position)
+    text = text.replace('translation 0.5 0 1', 'translation {!r} {!r} {!r}'.format(*turned.position))
     joint = one(write_file, text).entities[0].joint('shoulder')
     assert joint.initial_position == angle
     assert joint.origin.is_close(Pose((0.0, 0.0, 1.0)), 1e-9, 1e-9)
 
 
 def test_slider_joint_becomes_prismatic_with_linear_motor_force(write_file):
-    robot = one(write_file, '''
+    robot = one(write_file, """
     Robot { children [ SliderJoint {
       jointParameters JointParameters { axis 0 0 1 minStop -0.1 maxStop 0.2 }
       device [ LinearMotor { name "lift" maxForce 50 } ]
       endPoint Solid { translation 0 0 0.3 name "carriage" physics Physics { mass 1 }
-                       boundingObject Box { size 0.1 0.1 0.1 } } } ] }''').entities[0]
+                       boundingObject Box { size 0.1 0.1 0.1 } } } ] }""").entities[0]
     joint = robot.joint('lift')
     assert (joint.type, joint.limits, joint.motor.max_force) == ('prismatic', (-0.1, 0.2), 50.0)
     assert joint.origin.position == (0.0, 0.0, 0.3) and robot.fixed_base
 
 
 def test_hinge2_joint_is_two_revolute_joints_and_ball_joint_is_ball(write_file):
-    robot = one(write_file, '''
+    robot = one(write_file, """
     Robot { children [
       Hinge2Joint {
         jointParameters HingeJointParameters { axis 0 0 1 anchor 1 0 0 }
@@ -172,7 +172,7 @@ def test_hinge2_joint_is_two_revolute_joints_and_ball_joint_is_ball(write_file):
         endPoint Solid { translation 1 0 0 name "wheel" physics Physics { mass 1 }
                          boundingObject Sphere { radius 0.1 } } }
       BallJoint { jointParameters BallJointParameters { anchor 0 1 0 }
-                  endPoint Solid { translation 0 1 0 name "ball" } } ] }''').entities[0]
+                  endPoint Solid { translation 0 1 0 name "ball" } } ] }""").entities[0]
     steer, spin, ball = robot.joints
     assert (steer.name, steer.child, spin.parent, spin.child) == \
         ('steer', 'wheel hinge2', 'wheel hinge2', 'wheel')
@@ -182,19 +182,19 @@ def test_hinge2_joint_is_two_revolute_joints_and_ball_joint_is_ball(write_file):
 
 
 def test_nested_solid_with_physics_is_a_fixed_link_and_without_is_fused(write_file):
-    robot = one(write_file, '''
+    robot = one(write_file, """
     Robot { name "r" children [
       Solid { translation 0 0 1 name "heavy" physics Physics { mass 1 }
               boundingObject Box { size 0.1 0.1 0.1 } }
       Solid { translation 1 0 0 name "light" boundingObject Sphere { radius 0.2 } } ]
-      physics Physics { mass 2 } }''').entities[0]
+      physics Physics { mass 2 } }""").entities[0]
     assert [link.name for link in robot.links] == ['r', 'heavy']
     assert robot.joints[0].type == 'fixed' and robot.joints[0].origin.position == (0, 0, 1)
     assert robot.root.collisions[0].pose.position == (1.0, 0.0, 0.0)
 
 
 def test_devices_become_sensors_with_webots_defaults(write_file):
-    robot = one(write_file, '''
+    robot = one(write_file, """
     Robot { children [
       Camera { translation 0.1 0 0.2 width 320 height 240 fieldOfView 1.2 noise 0.01 }
       RangeFinder { name "depth" minRange 0.1 maxRange 5 }
@@ -203,7 +203,7 @@ def test_devices_become_sensors_with_webots_defaults(write_file):
       DistanceSensor { lookupTable [ 0.02 1000 0, 0.8 0 0 ] }
       TouchSensor { boundingObject Box { size 0.1 0.1 0.1 } }
       Accelerometer { } Gyro { } InertialUnit { } GPS { } Compass { } Gyro { } ] }
-    ''').entities[0]
+    """).entities[0]
     by_name = {s.name: s for s in robot.sensors}
     camera = by_name['camera']
     assert (camera.width, camera.height, camera.fov_x, camera.noise) == (320, 240, 1.2, 0.01)
@@ -230,13 +230,13 @@ def test_devices_become_sensors_with_webots_defaults(write_file):
 
 
 def test_old_y_up_world_is_turned_z_up_and_old_cameras_are_rotated(write_file):
-    scene = one(write_file, '''
+    scene = one(write_file, """
     WorldInfo { gravity 0 -9.81 0 }
     Robot {
       translation 0 1 2
       children [ Camera { } ]
       boundingObject Cylinder { radius 0.1 height 1 }
-    }''', header='#VRML_SIM R2021a utf8\n')
+    }""", header='#VRML_SIM R2021a utf8\n')
     assert scene.gravity == pytest.approx((0.0, 0.0, -9.81))
     robot = scene.entities[0]
     assert robot.pose.position == pytest.approx((0.0, -2.0, 1.0))  # y up -> z up

@@ -7,7 +7,7 @@ import pytest
 from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.formats.webots import load
 
-BLOCK_PROTO = '''
+BLOCK_PROTO = """
 PROTO Block [
   field SFVec3f translation 0 0 0.5
   field SFVec3f size 0.2 0.2 0.2
@@ -23,14 +23,14 @@ PROTO Block [
     physics IS physics
   }
 }
-'''
+"""
 
 
 def test_proto_in_the_world_binds_is_fields_to_values_and_defaults(write_file):
-    world = write_file('w.wbt', '#VRML_SIM R2023b utf8\n' + BLOCK_PROTO + '''
+    world = write_file('w.wbt', '#VRML_SIM R2023b utf8\n' + BLOCK_PROTO + """
     Block { translation 1 2 3 name "first" }
     Block { size 1 1 1 }
-    ''')
+    """)
     scene = load(world)
     first, second = scene.entities
     assert first.name == 'first' and first.pose.position == (1.0, 2.0, 3.0)
@@ -42,28 +42,28 @@ def test_proto_in_the_world_binds_is_fields_to_values_and_defaults(write_file):
 
 
 def test_nested_protos_pass_fields_through(write_file):
-    world = write_file('w.wbt', '#VRML_SIM R2023b utf8\n' + BLOCK_PROTO + '''
+    world = write_file('w.wbt', '#VRML_SIM R2023b utf8\n' + BLOCK_PROTO + """
     PROTO Tower [ field SFFloat height 0.7 field SFString name "tower" ]
     { Block { size 0.1 0.1 IS height  name IS name } }
-    ''')
+    """)
     # `IS` only binds whole fields: a PROTO field cannot be one component of a vector
     with pytest.raises(SceneLoadError):
         load(world)
-    world = write_file('w2.wbt', '#VRML_SIM R2023b utf8\n' + BLOCK_PROTO + '''
+    world = write_file('w2.wbt', '#VRML_SIM R2023b utf8\n' + BLOCK_PROTO + """
     PROTO Tower [ field SFVec3f size 0.1 0.1 0.7 field SFString name "tower" ]
     { Block { size IS size  name IS name } }
     Tower { name "t" }
-    ''')
+    """)
     tower = load(world).entity('t')
     assert tower.root.collisions[0].shape.size == (0.1, 0.1, 0.7)
 
 
 def test_externproto_to_a_local_file_resolves_relative_to_the_world(write_file):
     write_file('protos/Block.proto', '#VRML_SIM R2023b utf8\n' + BLOCK_PROTO)
-    world = write_file('worlds/w.wbt', '''#VRML_SIM R2023b utf8
+    world = write_file('worlds/w.wbt', """#VRML_SIM R2023b utf8
     EXTERNPROTO "../protos/Block.proto"
     Block { name "b" }
-    ''')
+    """)
     assert load(world).entity('b').mass == 2.0
 
 
@@ -87,7 +87,7 @@ def test_unknown_proto_field_is_a_warning_or_strict_error(write_file):
 
 
 def test_procedural_template_substitutes_field_values(write_file):
-    world = write_file('w.wbt', '''#VRML_SIM R2023b utf8
+    world = write_file('w.wbt', """#VRML_SIM R2023b utf8
     PROTO Rod [ field SFFloat length 0.5 field SFVec3f at 1 2 3 ]
     {
       %< import * as wbgeometry from 'wbgeometry.js';
@@ -100,7 +100,7 @@ def test_procedural_template_substitutes_field_values(write_file):
       }
     }
     Rod { length 0.8 }
-    ''')
+    """)
     rod = load(world).entities[0]
     assert rod.name == 'rod0.8'
     assert rod.pose.position == (1.0, 4.0, 0.4)
@@ -108,7 +108,7 @@ def test_procedural_template_substitutes_field_values(write_file):
 
 
 def test_unsupported_template_is_an_error_naming_file_and_line(write_file):
-    world = write_file('w.wbt', '''#VRML_SIM R2023b utf8
+    world = write_file('w.wbt', """#VRML_SIM R2023b utf8
     PROTO Loop [ field SFInt32 n 3 ]
     {
       Solid {
@@ -120,12 +120,12 @@ def test_unsupported_template_is_an_error_naming_file_and_line(write_file):
       }
     }
     Loop { }
-    ''')
+    """)
     with pytest.raises(SceneLoadError, match=r'w\.wbt:6: procedural PROTO template not supported'):
         load(world)
 
 
-REMOTE = '''#VRML_SIM R2023b utf8
+REMOTE = """#VRML_SIM R2023b utf8
 EXTERNPROTO "webots://projects/objects/floors/protos/RectangleArena.proto"
 EXTERNPROTO "https://example.org/protos/FancyBot.proto"
 EXTERNPROTO "webots://projects/appearances/protos/OsbWood.proto"
@@ -134,7 +134,7 @@ Solid {
   children [ Shape { appearance OsbWood { } geometry Box { size 1 1 1 } } ]
   boundingObject Box { size 1 1 1 }
 }
-'''
+"""
 
 
 def test_missing_decorative_remote_protos_are_warnings(write_file):
@@ -165,10 +165,10 @@ def test_missing_robot_proto_is_an_error_naming_each_missing_proto(write_file):
 
 
 def test_remote_proto_is_used_when_a_local_copy_is_on_the_search_path(write_file, tmp_path):
-    write_file('mine/FancyBot.proto', '''#VRML_SIM R2023b utf8
+    write_file('mine/FancyBot.proto', """#VRML_SIM R2023b utf8
     PROTO FancyBot [ field SFString controller "void" ]
     { Robot { name "fancy" controller IS controller } }
-    ''')
+    """)
     world = write_file('w.wbt', REMOTE + 'FancyBot { controller "x" }\n')
     scene = load(world, parameters={'webots.proto_path': str(tmp_path / 'mine')})
     assert scene.entity('fancy').kind == 'robot'

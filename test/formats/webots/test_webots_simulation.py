@@ -18,7 +18,7 @@ from support.examples import shipped, shipped_ids  # noqa: E402
 ANGLE = 0.3
 LENGTH = 0.8
 
-PENDULUM_WBT = f'''#VRML_SIM R2023b utf8
+PENDULUM_WBT = f"""#VRML_SIM R2023b utf8
 WorldInfo {{ basicTimeStep 5 }}
 Robot {{
   name "pendulum"
@@ -33,9 +33,9 @@ Robot {{
     }}
   }} ]
 }}
-'''
+"""
 
-PENDULUM_ROS2 = f'''<Simulation>
+PENDULUM_ROS2 = f"""<Simulation>
 <Scene name="twin" stepLength="0.005">
   <Compound name="pendulum">
     <Hinge name="hinge">
@@ -50,7 +50,7 @@ PENDULUM_ROS2 = f'''<Simulation>
   </Compound>
 </Scene>
 </Simulation>
-'''
+"""
 
 
 def period(sim: Simulation, entity: str, joint: str) -> float:
@@ -77,7 +77,7 @@ def test_webots_pendulum_swings_like_its_simrobot_twin(write_file):
     assert webots_period == pytest.approx(2 * math.pi * math.sqrt(LENGTH / 9.81), rel=0.02)
 
 
-WHEEL_WBT = '''#VRML_SIM R2023b utf8
+WHEEL_WBT = """#VRML_SIM R2023b utf8
 WorldInfo { basicTimeStep 5 gravity 0 }
 Robot {
   name "wheel"
@@ -93,9 +93,9 @@ Robot {
     }
   } ]
 }
-'''
+"""
 
-WHEEL_ROS2 = f'''<Simulation>
+WHEEL_ROS2 = f"""<Simulation>
 <Scene name="twin" stepLength="0.005" gravity="0">
   <Compound name="wheel">
     <Hinge name="spin">
@@ -110,7 +110,7 @@ WHEEL_ROS2 = f'''<Simulation>
   </Compound>
 </Scene>
 </Simulation>
-'''
+"""
 
 
 def spin_speed(scene, joint: str) -> tuple[float, float]:

@@ -10,7 +10,7 @@ from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.formats.webots.lexer import tokenize, version_of
 from scene_sim_ros.formats.webots.parser import parse_text
 
-WORLD = '''#VRML_SIM R2023b utf8
+WORLD = """#VRML_SIM R2023b utf8
 # a comment line
 WorldInfo {
   basicTimeStep 8   # trailing comment
@@ -34,7 +34,7 @@ Robot {
   url [ "a.png" "b.png" ]
   hexColor 0xFF
 }
-'''
+"""
 
 
 def test_version_of_reads_the_header_year_and_letter():
@@ -91,12 +91,12 @@ def test_wrong_value_shape_is_an_error_at_the_field_line():
 
 
 def test_proto_interface_declares_types_defaults_and_allowed_values():
-    document = parse_text('''PROTO P [
+    document = parse_text("""PROTO P [
       field SFVec3f translation 0 0 1
       field SFString{"a", "b"} mode "b"
       hiddenField MFNode extra [ Solid { } ]
       field SFBool on TRUE
-    ] { Solid { translation IS translation } }''', 'p.proto')
+    ] { Solid { translation IS translation } }""", 'p.proto')
     proto = document.protos['P']
     assert [f.type for f in proto.fields.values()] == ['SFVec3f', 'SFString', 'MFNode', 'SFBool']
     assert proto.fields['mode'].default.items == ['b']

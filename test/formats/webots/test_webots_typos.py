@@ -28,7 +28,7 @@ def test_misspelled_field_is_an_error_when_strict(write_file) -> None:
 
 
 def test_field_in_a_proto_body_is_reported_once_for_all_instances(write_file) -> None:
-    world = write_file('protos.wbt', HEADER + '''
+    world = write_file('protos.wbt', HEADER + """
 PROTO Crate [ field SFVec3f translation 0 0 0 ]
 {
   Solid {
@@ -39,7 +39,7 @@ PROTO Crate [ field SFVec3f translation 0 0 0 ]
 Crate { translation 1 0 0 }
 Crate { translation 2 0 0 }
 Crate { translaton 3 0 0 }
-''')
+""")
     warnings = load(world).warnings
     assert [w for w in warnings if 'sise' in w] == [
         f'{world}:7: Box: unknown field "sise" skipped (did you mean "size"?)']
@@ -57,7 +57,7 @@ def test_unknown_node_type_says_did_you_mean(write_file) -> None:
 
 
 def test_unknown_node_inside_a_robot_and_a_misspelled_proto_name(write_file) -> None:
-    world = write_file('nested.wbt', HEADER + '''
+    world = write_file('nested.wbt', HEADER + """
 PROTO Wheel [ ] { Solid { } }
 Robot {
   children [
@@ -65,7 +65,7 @@ Robot {
     DistanceSensr { }
   ]
 }
-''')
+""")
     warnings = load(world).warnings
     assert f'{world}:6: unknown node Whell (did you mean Wheel?); skipped' in warnings
     assert f'{world}:7: unknown node DistanceSensr (did you mean DistanceSensor?); skipped' \
@@ -74,9 +74,9 @@ Robot {
 
 
 def test_use_of_a_misspelled_def_name(write_file) -> None:
-    world = write_file('use.wbt', HEADER + '''
+    world = write_file('use.wbt', HEADER + """
 Solid { children [ DEF WHEEL_SHAPE Shape { geometry Sphere { } } ] boundingObject USE WHEEL_SHAEP }
-''')
+""")
     with pytest.raises(SceneLoadError) as err:
         load(world)
     assert 'USE WHEEL_SHAEP: no node was defined with DEF WHEEL_SHAEP (did you mean WHEEL_SHAPE?)' \

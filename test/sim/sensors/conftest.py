@@ -34,7 +34,10 @@ def free_box(name: str, size, position, mass=1.0, color=BLUE, sensors=(),
                   pose=Pose(position, orientation))
 
 
-def sensor_host(sensors, pose: Pose = Pose((0.0, 0.0, 1.0)), name: str = 'host') -> Entity:
+HOST_POSE = Pose((0.0, 0.0, 1.0))
+
+
+def sensor_host(sensors, pose: Pose = HOST_POSE, name: str = 'host') -> Entity:
     """A small fixed robot carrying ``sensors`` on its link 'base'."""
     host = box_link('base', (0.04, 0.04, 0.04), GREEN, 0.1)
     return Entity(name=name, kind='robot', links=(host,), sensors=tuple(sensors), pose=pose,

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from scene_sim_ros import Simulation, load_scene
-
 from support.corpus import CORPUS, missing
+
 GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
 
 

@@ -11,8 +11,7 @@ import pytest
 
 from scene_sim_ros.scene.transforms import Pose, quat_from_rpy
 from scene_sim_ros.sim.sensors.rays import cast_rays, column_angles
-from scene_sim_ros.sim.sensors.rendering import (linearize_depth, projection_matrix,
-                                                 view_matrix)
+from scene_sim_ros.sim.sensors.rendering import linearize_depth, projection_matrix, view_matrix
 
 
 @pytest.fixture
