@@ -1,4 +1,7 @@
-"""Every RaiSim world and sensor set of ../shared/corpus/raisim loads (model level, no PyBullet)."""
+"""Every RaiSim world and sensor set of ../shared/corpus/raisim loads (model level, no PyBullet).
+What holds for any world, height map text file or sensor set is checked on the RaiSim files that
+ship too (``raisim_world.xml``, ``raisim_terrain.txt``, ``raisim_rover_sensors.xml``; no corpus
+needed)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from lxml import etree
 from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.raisim import load_sensor_set
+from scene_sim_ros.resources import EXAMPLES_DIR
 from scene_sim_ros.scene import (
     Accelerometer,
     Box,
@@ -24,6 +28,8 @@ from scene_sim_ros.scene import (
     ServoMotor,
     Sphere,
 )
+from support.corpus import CORPUS
+from support.examples import shipped
 
 # the template parameters the corpus's templated worlds use (templatedWorld.xml and its includes)
 TEMPLATE_PARAMETERS = {
@@ -37,9 +43,12 @@ def raisim_worlds(corpus: Path) -> list[Path]:
     return sorted(p for p in (corpus / 'raisim').rglob('*.xml') if 'sensors' not in p.parts)
 
 
-def test_corpus_every_world_loads(corpus_dir: Path) -> None:
-    worlds = raisim_worlds(corpus_dir)
-    assert len(worlds) >= 13
+def test_corpus_every_world_loads() -> None:
+    """Every world that ships, and every world of the corpus where it is present (13 or more)."""
+    corpus = raisim_worlds(CORPUS) if CORPUS.is_dir() else []
+    assert not CORPUS.is_dir() or len(corpus) >= 13
+    worlds = shipped('raisim') + corpus
+    assert worlds[0].name == 'raisim_world.xml'
     for path in worlds:
         scene = load_scene(path, parameters=TEMPLATE_PARAMETERS)
         assert scene.format == 'raisim'
@@ -123,6 +132,18 @@ def test_corpus_height_map_text_file_matches_the_file(corpus_dir: Path) -> None:
     assert field == inline.root.collisions[0].shape
 
 
+def test_height_map_text_file_of_the_example_matches_the_file() -> None:
+    """The text-file height map feature on the example that ships: rows x columns, sizes and
+    the heights (row-major) as raisim_terrain.txt writes them."""
+    numbers = [float(v) for v in (EXAMPLES_DIR / 'raisim_terrain.txt').read_text().split()]
+    columns, rows, size_x, size_y = numbers[:4]
+    field = load_scene(EXAMPLES_DIR / 'raisim_world.xml').entity('terrain').root.collisions[0].shape
+    assert isinstance(field, Heightfield)
+    assert field.heights.shape == (rows, columns) and len(numbers) == 4 + rows * columns
+    assert (field.size_x, field.size_y) == (size_x, size_y)
+    assert field.heights.ravel().tolist() == numbers[4:]
+
+
 def test_corpus_materials(corpus_dir: Path) -> None:
     scene = load_scene(corpus_dir / 'raisim/raisim2Lib/rsc/xmlScripts/material/material.xml')
     pairs = {(p.material_a, p.material_b): p.restitution for p in scene.material_pairs}
@@ -147,3 +168,35 @@ def test_corpus_sensor_sets(corpus_dir: Path) -> None:
     assert {type(s) for s in imu} >= {Accelerometer, Gyroscope}
     for path in folder.glob('*.xml'):
         assert load_sensor_set(path, link='x').sensors
+
+
+def test_sensor_set_of_the_example_matches_the_file() -> None:
+    """The sensor-set feature on the set that ships: each <sensor> of raisim_rover_sensors.xml
+    becomes sensors named <link>_<name> on that link, with the file's sizes, field of view, clip
+    and origin; the IMU becomes an accelerometer, a gyroscope and an orientation."""
+    path = EXAMPLES_DIR / 'raisim_rover_sensors.xml'
+    declared = etree.parse(str(path)).getroot().findall('.//sensor')
+    loaded = load_sensor_set(path, link='head')
+    assert loaded.warnings == ()
+    by_name = {s.name: s for s in loaded.sensors}
+    for sensor in declared:
+        name, kind = f"head_{sensor.get('name')}", sensor.get('type')
+        xyz = tuple(float(v) for v in sensor.find('origin').get('xyz').split())
+        if kind == 'imu':
+            parts = [by_name[f'{name}_{part}'] for part in ('accelerometer', 'gyroscope',
+                                                            'orientation')]
+            assert [type(s) for s in parts[:2]] == [Accelerometer, Gyroscope]
+            assert all(s.link == 'head' and s.pose.position == xyz for s in parts)
+            continue
+        camera, image, clip = sensor.find('camera'), sensor.find('camera/image'), \
+            sensor.find('camera/clip')
+        loaded_sensor = by_name[name]
+        assert type(loaded_sensor) is {'rgb': Camera, 'depth': DepthCamera}[kind]
+        assert (loaded_sensor.width, loaded_sensor.height) == (int(image.get('width')),
+                                                              int(image.get('height')))
+        assert loaded_sensor.fov_x == float(camera.get('horizontal_fov'))
+        assert loaded_sensor.pose.position == xyz and loaded_sensor.link == 'head'
+        if kind == 'depth':
+            assert (loaded_sensor.min_range, loaded_sensor.max_range) == (
+                float(clip.get('near')), float(clip.get('far')))
+    assert len(loaded.sensors) == len(declared) + 2   # the IMU is three sensors

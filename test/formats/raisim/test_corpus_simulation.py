@@ -1,5 +1,5 @@
-"""RaiSim worlds in the PyBullet simulator: every corpus world runs 5 s, laikago and its treadmill,
-a ball dropped on a height map."""
+"""RaiSim worlds in the PyBullet simulator: every corpus world and the world that ships run 5 s,
+laikago and its treadmill, a ball dropped on a height map."""
 
 from __future__ import annotations
 
@@ -12,12 +12,14 @@ import pytest
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.raisim import load
 from support.corpus import CORPUS
+from support.examples import shipped, shipped_ids
 
 from .test_corpus import LAIKAGO_QPOS, TEMPLATE_PARAMETERS, raisim_worlds
 
 Simulation = pytest.importorskip('scene_sim_ros.sim.simulation').Simulation
 
-WORLDS = raisim_worlds(CORPUS) if CORPUS.is_dir() else []
+# the world that ships always, the corpus's where it is present
+WORLDS = shipped('raisim') + (raisim_worlds(CORPUS) if CORPUS.is_dir() else [])
 # PyBullet separates the overlapping spheres and boxes of the <array> violently and flings some
 # more than 100 m (RaiSim's solver is gentler); the world still runs without NaN.
 FLUNG = {'SingleBodies.xml'}
@@ -28,8 +30,8 @@ def link_positions(sim: Simulation) -> np.ndarray:
                      for pose in sim.link_poses(name).values()])
 
 
-@pytest.mark.parametrize('path', WORLDS, ids=[p.name for p in WORLDS])
-def test_corpus_world_simulates_five_seconds(corpus_dir: Path, path: Path) -> None:
+@pytest.mark.parametrize('path', WORLDS, ids=shipped_ids(WORLDS, CORPUS / 'raisim'))
+def test_corpus_world_simulates_five_seconds(path: Path) -> None:
     scene = load_scene(path, parameters=TEMPLATE_PARAMETERS)
     with Simulation(scene) as sim:
         start = link_positions(sim) if scene.entities else np.zeros((0, 3))
