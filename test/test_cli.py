@@ -3,7 +3,8 @@
 Covers the contract of docs/architecture.md for ``inspect --json`` on one real file of every
 format (SimRobot, Webots, Simox robot and scene, RaiSim with ``@@`` parameters, plain URDF),
 scene errors (exit 2, ``file:line: message`` on stderr, nothing on stdout), ``urdf``, ``topics``
-and the ``--help`` of every command. Corpus tests skip where the corpus (``$SCENE_SIM_ROS_CORPUS``) is absent.
+and the ``--help`` of every command. Corpus tests skip where the corpus (``$SCENE_SIM_ROS_CORPUS``) is absent;
+``inspect``, ``urdf`` and ``topics`` also run on every scene that ships (no corpus needed).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from support.examples import shipped, shipped_ids
 from support.processes import console_script
 
 REPO = Path(__file__).resolve().parents[1]
@@ -268,11 +270,18 @@ def test_inspect_missing_file_exits_2(tmp_path: Path) -> None:
 
 # -- urdf ---------------------------------------------------------------------------------------
 
-@needs(VEHICLE)
-def test_urdf_of_an_entity_parses_with_its_links_and_joints(tmp_path: Path) -> None:
-    summary = inspect_json(VEHICLE)
+CAR = REPO / 'scene_sim_ros' / 'data' / 'examples' / 'car.ros2'
+SCOUT = REPO / 'scene_sim_ros' / 'data' / 'examples' / 'webots_scout.wbt'
+# the car example always, SimRobot's SimpleVehicle where the corpus is present
+VEHICLES = [CAR] + [VEHICLE] * VEHICLE.exists()
+
+
+@pytest.mark.parametrize('scene', VEHICLES, ids=shipped_ids(VEHICLES, CORPUS))
+def test_urdf_of_an_entity_parses_with_its_links_and_joints(tmp_path: Path, scene: Path) -> None:
+    summary = inspect_json(scene)
     car = robots(summary)['car']
-    result = cli('urdf', VEHICLE, '--entity', 'car', '--mesh-dir', tmp_path)
+    assert car['joints']
+    result = cli('urdf', scene, '--entity', 'car', '--mesh-dir', tmp_path)
     assert result.returncode == 0, result.stderr
     robot = ET.fromstring(result.stdout)
     assert robot.tag == 'robot'
@@ -289,21 +298,82 @@ def test_urdf_of_an_entity_parses_with_its_links_and_joints(tmp_path: Path) -> N
         assert {element.find('parent').get('link'), element.find('child').get('link')} <= links
 
 
-@needs(WEBOTS_CAMERA)
-def test_urdf_of_a_webots_robot_parses() -> None:
-    result = cli('urdf', WEBOTS_CAMERA, '--entity', 'MyBot')
+def scout_motors() -> set[str]:
+    """The motor names of the Webots example's PROTO, read from its text."""
+    text = (SCOUT.parent / 'ScoutRobot.proto').read_text()
+    return set(re.findall(r'RotationalMotor\s*\{\s*name\s+"([^"]+)"', text))
+
+
+# the Webots world that ships always, the corpus's camera.wbt where present
+WEBOTS_ROBOTS = [(SCOUT, 'scout', scout_motors())] + [
+    (WEBOTS_CAMERA, 'MyBot', {'left wheel motor', 'right wheel motor'})] * WEBOTS_CAMERA.exists()
+
+
+@pytest.mark.parametrize('world, entity, motors', WEBOTS_ROBOTS,
+                         ids=shipped_ids([w for w, _, _ in WEBOTS_ROBOTS], CORPUS))
+def test_urdf_of_a_webots_robot_parses(world: Path, entity: str, motors: set[str]) -> None:
+    assert len(motors) >= 2
+    result = cli('urdf', world, '--entity', entity)
     assert result.returncode == 0, result.stderr
     robot = ET.fromstring(result.stdout)
-    assert {j.get('name') for j in robot.findall('joint')} >= {'left wheel motor', 'right wheel motor'}
+    assert {j.get('name') for j in robot.findall('joint')} >= motors
 
 
-@needs(VEHICLE)
-def test_urdf_unknown_entity_exits_2_naming_the_entities() -> None:
-    result = cli('urdf', VEHICLE, '--entity', 'spaceship')
+@pytest.mark.parametrize('scene', VEHICLES, ids=shipped_ids(VEHICLES, CORPUS))
+def test_urdf_unknown_entity_exits_2_naming_the_entities(scene: Path) -> None:
+    result = cli('urdf', scene, '--entity', 'spaceship')
     assert result.returncode == 2 and result.stdout == ''
     assert 'spaceship' in result.stderr
-    for name in ('car', 'Ball', 'Ground'):
-        assert name in result.stderr
+    # every entity of the scene, as its file names them (SimRobot: <Body>/<Compound name=...>
+    # directly in the <Scene>)
+    scene_text = scene.read_text()
+    top = re.findall(r'^    <(?:Body|Compound)\b[^>]*?\bname="([^"]+)"', scene_text, re.MULTILINE)
+    assert 'car' in top and len(top) >= 2
+    for name in top:
+        assert name in result.stderr, name
+
+
+# -- every scene that ships: inspect --json and topics ------------------------------------------
+
+SHIPPED = shipped()
+
+
+def movable_joint_count(robot) -> int:
+    return sum(j.type in ('revolute', 'prismatic', 'continuous') for j in robot.joints)
+
+
+@pytest.mark.parametrize('scene', SHIPPED, ids=shipped_ids(SHIPPED))
+def test_inspect_json_of_every_shipped_scene_matches_the_loaded_scene(scene: Path) -> None:
+    from scene_sim_ros import load_scene
+    from scene_sim_ros.resources import example_format
+    summary = inspect_json(scene)
+    loaded = load_scene(scene)
+    assert summary['format'] == example_format(scene) == loaded.format
+    assert summary['step_length'] == pytest.approx(loaded.step_length)
+    assert [(e['name'], e['kind']) for e in summary['entities']] == \
+        [(e.name, e.kind) for e in loaded.entities]
+    assert robots(summary), 'every shipped scene has a robot'
+    for entity in loaded.entities:
+        if entity.kind != 'robot':
+            continue
+        listed = robots(summary)[entity.name]
+        assert [j['name'] for j in listed['joints']] == [j.name for j in entity.movable_joints]
+        assert len(listed['joints']) == movable_joint_count(entity) > 0
+        assert sorted(s['name'] for s in listed['sensors']) == sorted(s.name for s in entity.sensors)
+        assert listed['mass'] == pytest.approx(entity.mass)
+
+
+@pytest.mark.parametrize('scene', SHIPPED, ids=shipped_ids(SHIPPED))
+def test_topics_of_every_shipped_scene_list_each_robots_joint_interfaces(scene: Path) -> None:
+    from scene_sim_ros import load_scene
+    result = cli('topics', scene)
+    assert result.returncode == 0, result.stderr
+    rows = {tuple(line.split()[:3]) for line in result.stdout.splitlines() if line.strip()}
+    assert ('pub', '/clock', 'rosgraph_msgs/msg/Clock') in rows
+    for entity in load_scene(scene).entities:
+        if entity.kind == 'robot':
+            assert ('pub', f'/{entity.name}/joint_states', 'sensor_msgs/msg/JointState') in rows
+            assert ('sub', f'/{entity.name}/joint_commands', 'sensor_msgs/msg/JointState') in rows
 
 
 # -- topics -------------------------------------------------------------------------------------
