@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from scene_sim_ros import load_scene
 from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.scene.summary import summary_text
+from support.corpus import CORPUS as CORPUS_ROOT
 from support.corpus import missing
+from support.examples import shipped
 
-CORPUS = Path(__file__).resolve().parents[4] / 'shared' / 'corpus' / 'simrobot'
+CORPUS = CORPUS_ROOT / 'simrobot'
 
 ARM = """
     <Body name="robot">
@@ -95,6 +95,22 @@ def test_corpus_decisions(relative, grammar, core):
         pytest.skip(missing(path))
     decision = load_scene(path).metadata['simrobot_dialect']
     assert (decision['grammar'], decision['core']) == (grammar, core), decision['reasons']
+
+
+@pytest.mark.parametrize('path', shipped('simrobot'), ids=lambda p: p.name)
+def test_shipped_scenes_are_core2_with_the_velocity_servo_law(path):
+    """The scenes that ship carry no evidence of the new grammar (PBR surfaces, light intensity)
+    nor of the MuJoCo-era servo (delay, velocityLowPassFactor, a damping gain d): the decision is
+    the Core2 grammar with SimRobotCore2's velocity servo law."""
+    text = path.read_text()
+    assert '<ServoMotor' in text or '<VelocityMotor' in text
+    evidence = ('albedo=', 'metallic=', 'roughness=', 'intensity=', 'delay=',
+                'velocityLowPassFactor=', ' d="')
+    assert not [word for word in evidence if word in text]
+    decision = load_scene(path).metadata['simrobot_dialect']
+    assert (decision['grammar'], decision['core'], decision['servo_law']) == \
+        ('core2', 2, 'velocity'), decision['reasons']
+    assert not decision['overridden']
 
 
 def test_nao_motor_mode_is_core2_and_warned_once(scene_of):
