@@ -17,6 +17,7 @@ from scene_sim_ros.scene import Pose  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_SCENE = REPO / 'scene_sim_ros' / 'data' / 'scenes' / 'default.ros2'
 from support.corpus import CORPUS, missing  # noqa: E402
+from support.examples import shipped, shipped_ids  # noqa: E402
 
 GAME = (CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes'
         / 'Game.ros2')
@@ -80,6 +81,34 @@ def test_joint_transforms_match_a_nao():
             sim.command('robot1', joint, position=angle)
         sim.step(60)
         assert_chain_matches_simulation(sim, nao)
+
+
+SHIPPED = shipped()
+
+
+@pytest.mark.parametrize('path', SHIPPED, ids=shipped_ids(SHIPPED))
+def test_joint_transforms_match_every_shipped_robot(path):
+    """The NAO test's check on each robot of the scenes that ship: every position-driven joint
+    commanded to a pose away from its start (within its limits), then the chain of the node's
+    joint transforms from the root gives the simulated pose of every link."""
+    scene = load_scene(path)
+    robots = [e for e in scene.entities if e.kind == 'robot']
+    with Simulation(scene) as sim:
+        for robot in robots:
+            for joint in robot.movable_joints:
+                if joint.motor is None:   # passive (the car's front wheels): moved by the rest
+                    continue
+                if joint.motor.kind == 'velocity':
+                    sim.command(robot.name, joint.name, velocity=2.0)
+                    continue
+                low, high = joint.limits if joint.limits is not None else (-1.0, 1.0)
+                sim.command(robot.name, joint.name, position=low + 0.7 * (high - low))
+        sim.step(100)
+        for robot in robots:
+            moved = [abs(state[0] - joint.initial_position) > 1e-3 for joint, state in
+                     zip(robot.movable_joints, sim.joint_states(robot.name).values())]
+            assert any(moved), f'{robot.name}: no joint moved'
+            assert_chain_matches_simulation(sim, robot)
 
 
 def test_optical_frame_looks_along_the_sensor_x_axis():

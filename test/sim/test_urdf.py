@@ -11,6 +11,7 @@ import pytest
 from scene_sim_ros.scene import Capsule, Collision, Entity, Inertial, Link, Mesh, Pose, Torus
 from scene_sim_ros.sim.urdf import entity_to_urdf
 from support.corpus import missing
+from support.examples import shipped, shipped_ids
 
 from .conftest import GAME, arm, servo
 
@@ -75,11 +76,32 @@ def test_urdf_of_nao_loads_back_with_same_links_joints_limits_and_masses(tmp_pat
         pytest.skip(missing(GAME))
     from scene_sim_ros import load_scene
     nao = load_scene(GAME).entity('robot1')
-    client, body = _load_back(entity_to_urdf(nao, mesh_dir=tmp_path), tmp_path)
-    assert pb.getNumJoints(body, physicsClientId=client) == len(nao.links) - 1
-    _assert_same_robot(nao, client, body)
-    total = sum(pb.getDynamicsInfo(body, j, physicsClientId=client)[0]
-                for j in range(-1, len(nao.links) - 1))
-    assert total == pytest.approx(nao.mass)
-    assert math.isclose(total, 5.36, rel_tol=0.05)  # a NAO weighs about 5.4 kg
-    pb.disconnect(client)
+    _assert_loads_back(nao, tmp_path)
+    assert math.isclose(nao.mass, 5.36, rel_tol=0.05)  # a NAO weighs about 5.4 kg
+
+
+def _assert_loads_back(entity: Entity, tmp_path) -> None:
+    client, body = _load_back(entity_to_urdf(entity, mesh_dir=tmp_path), tmp_path)
+    try:
+        assert pb.getNumJoints(body, physicsClientId=client) == len(entity.links) - 1
+        _assert_same_robot(entity, client, body)
+        total = sum(pb.getDynamicsInfo(body, j, physicsClientId=client)[0]
+                    for j in range(-1, len(entity.links) - 1))
+        assert total == pytest.approx(entity.mass)
+    finally:
+        pb.disconnect(client)
+
+
+SHIPPED = shipped()
+
+
+@pytest.mark.parametrize('path', SHIPPED, ids=shipped_ids(SHIPPED))
+def test_urdf_of_every_shipped_robot_loads_back_with_same_links_joints_limits_and_masses(
+        tmp_path, path):
+    """The NAO test's round trip on each robot of the scenes that ship (every format)."""
+    from scene_sim_ros import load_scene
+    robots = [e for e in load_scene(path).entities if e.kind == 'robot']
+    assert robots
+    for robot in robots:
+        assert robot.movable_joints and robot.mass > 0
+        _assert_loads_back(robot, tmp_path)
