@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.formats import load_scene, urdf
 from scene_sim_ros.formats.raisim import load as load_raisim
 from scene_sim_ros.scene import Box, Camera, Cylinder, MeshFile, ServoMotor, Sphere
+from support.corpus import CORPUS
+from support.examples import shipped, shipped_ids
 
 WriteFile = Callable[[str, str], Path]
 
@@ -171,8 +174,23 @@ def test_urdf_sensor_set_attached_through_raisim(write_file: WriteFile) -> None:
     assert scene.metadata['sensor_update_rates'] == {'bot/camera_mount_color': 30.0}
 
 
-def test_urdf_corpus_laikago(corpus_dir: Path) -> None:
-    scene = load_scene(corpus_dir / 'raisim/raisim2Lib/rsc/laikago/laikago.urdf')
-    robot = scene.entity('laikago_description')
-    assert len(robot.movable_joints) == 12 and len(robot.links) == 21
-    assert robot.mass == pytest.approx(25.433)
+LAIKAGO = CORPUS / 'raisim/raisim2Lib/rsc/laikago/laikago.urdf'
+# the URDF that ships always, the corpus's laikago where present
+URDF_FILES = shipped('urdf') + [LAIKAGO] * LAIKAGO.is_file()
+
+
+@pytest.mark.parametrize('path', URDF_FILES, ids=shipped_ids(URDF_FILES, CORPUS))
+def test_urdf_corpus_laikago(path: Path) -> None:
+    """A plain URDF file is one robot with the file's links, movable joints and total mass."""
+    root = ET.parse(path).getroot()
+    scene = load_scene(path)
+    robot = scene.entity(root.get('name'))
+    assert robot.kind == 'robot'
+    assert len(robot.links) == len(root.findall('link'))
+    assert [j.name for j in robot.movable_joints] == [
+        j.get('name') for j in root.findall('joint') if j.get('type') != 'fixed']
+    assert robot.mass == pytest.approx(sum(float(m.get('value'))
+                                           for m in root.findall('link/inertial/mass')))
+    if path == LAIKAGO:
+        assert len(robot.movable_joints) == 12 and len(robot.links) == 21
+        assert robot.mass == pytest.approx(25.433)
