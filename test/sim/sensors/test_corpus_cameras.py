@@ -1,4 +1,5 @@
-"""A NAO's two cameras in B-Human's Game.ros2 see the field (corpus scene, skipped without it)."""
+"""A NAO's two cameras in B-Human's Game.ros2 see the field (corpus scene, skipped without it);
+the car example's camera sees its field and cones (no corpus needed)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,26 @@ def test_nao_bottom_camera_sees_the_field(game, tmp_path):
     # robot1 stands on the sideline facing outwards: the bottom camera sees carpet, the top one
     # looks past the carpet's edge
     assert green_fraction(bottom[120:]) > 0.5, f'see {tmp_path}'
+
+
+def test_car_example_camera_sees_its_grass_field(tmp_path):
+    """The same feature on the car example that ships (no corpus needed): its camera, of the size
+    its file gives, looks ahead over the grass field (``Surface name="grass"``, green) with the
+    orange cones in view."""
+    import re
+
+    from scene_sim_ros.resources import example_path
+    path = example_path('car')
+    text = path.read_text()
+    camera = dict(re.findall(r'(\w+)="([^"]*)"', re.search(r'<Camera [^>]*>', text)[0]))
+    assert re.search(r'<Surface name="grass" diffuseColor="rgb\(45%, 70%, 40%\)"', text)
+    with Simulation(load_scene(path)) as sim:
+        sim.step(20)
+        image = sim.read('car', camera['name'])
+    write_png(tmp_path / 'car_camera.png', image)
+    assert image.shape == (int(camera['imageHeight']), int(camera['imageWidth']), 3)
+    height = image.shape[0]
+    assert green_fraction(image[height * 3 // 4:]) > 0.5, f'see {tmp_path}'   # the field
+    rgb = image.astype(int)
+    orange = (rgb[:, :, 0] > 180) & (rgb[:, :, 1] > 70) & (rgb[:, :, 1] < 180) & (rgb[:, :, 2] < 60)
+    assert orange.any(), f'no cone in view, see {tmp_path}'
