@@ -115,7 +115,11 @@ def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
     assert scene_inst is not None
     scene = SceneBuilder(diag).build_scene(scene_inst, path)  # finds more errors to report
     diag.raise_if_errors()
-    scene = dialect.apply_to_scene(scene, dialect.decide(document, choice))
+    decision = dialect.decide(document, choice)
+    for file, line, message in dialect.grammar_errors(decision):
+        diag.error(message, file, line)
+    diag.raise_if_errors()
+    scene = dialect.apply_to_scene(scene, decision)
     if diag.warnings:
         scene = _with_warnings(scene, diag.warnings)
     return scene

@@ -83,6 +83,7 @@ def detect(document: Document) -> dict:
     mujoco: list[str] = []
     ode: list[str] = []
     nao_motor: list[str] = []
+    removed: list[tuple[str, int, str]] = []  # Core2 grammar the new grammar dropped
     damped = plain = 0
     damped_example = ''
     nodes = [*document.scenes, *document.definitions.values(), *document.top_level]
@@ -91,15 +92,20 @@ def detect(document: Document) -> dict:
         if tag == 'Surface':
             new_grammar += [f'Surface {a} at {_where(node)}' for a in NEW_SURFACE if a in attrs]
             old_grammar += [f'Surface {a} at {_where(node)}' for a in OLD_SURFACE if a in attrs]
+            removed += [(node.file, node.line, f'<Surface> attribute "{a}"')
+                        for a in OLD_SURFACE if a in attrs]
         elif tag == 'Material':
             new_grammar += [f'Material {a} attribute at {_where(node)}'
                             for a in ('friction', 'rollingFriction') if a in attrs]
         elif tag in ('Friction', 'RollingFriction', 'PT2Motor'):
             old_grammar.append(f'<{tag}> at {_where(node)}')
+            removed.append((node.file, node.line, f'<{tag}>'))
         elif tag in LIGHTS and 'intensity' in attrs:
             new_grammar.append(f'{tag} intensity at {_where(node)}')
         elif tag == 'QuickSolver':
             ode.append(f'<QuickSolver> at {_where(node)}')
+        if tag == 'Axis' and 'cfm' in attrs:
+            removed.append((node.file, node.line, '<Axis> attribute "cfm"'))
         if tag in ODE_ATTRIBUTES:
             ode += [f'{tag} {a} at {_where(node)}' for a in ODE_ATTRIBUTES[tag] if a in attrs]
         if tag == 'ServoMotor' and attrs.get('isNaoMotor', '').strip().lower() == 'true':
@@ -140,7 +146,19 @@ def detect(document: Document) -> dict:
         reasons.append('no evidence for the MuJoCo-era servo law; SimRobotCore2 (ODE) assumed')
         core = 2
     return {'grammar': grammar, 'core': core, 'servo_law': 'torque' if core == 3 else 'velocity',
-            'reasons': reasons, 'overridden': False, 'nao_motor': nao_motor}
+            'reasons': reasons, 'overridden': False, 'nao_motor': nao_motor,
+            'removed': removed if grammar == 'core3' else []}
+
+
+def grammar_errors(decision: dict) -> list[tuple[str, int, str]]:
+    """(file, line, message) for each Core2-only construct in a file written in SimRobot's new
+    grammar, whose parser no longer knows them (SimRobot >= 3316d64: the Core2 Surface colours,
+    Friction/RollingFriction elements, PT2Motor and Axis cfm are gone)."""
+    evidence = decision['reasons'][0] if decision['reasons'] else 'the new grammar'
+    return [(file, line, f"{what} is not part of SimRobot's current grammar, which this file "
+                         f'uses ({evidence}); use Surface albedo/alpha, Material friction '
+                         'attributes and ServoMotor/VelocityMotor instead')
+            for file, line, what in decision.get('removed', [])]
 
 
 def parse_choice(value: object) -> str:

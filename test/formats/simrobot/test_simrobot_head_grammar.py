@@ -82,3 +82,28 @@ def test_surface_without_a_colour_is_an_error(scene_of):
                       <BoxAppearance width="1" height="1" depth="1"><Surface ref="s"/>
                       </BoxAppearance></Body>""",
                  '<Surface name="s" roughness="1"/>', name='head.ros3')
+
+
+@pytest.mark.parametrize('definitions, bodies, construct', [
+    ('<Surface name="old" diffuseColor="#ff0000"/>', '', '<Surface> attribute "diffuseColor"'),
+    ('', '<Body name="m"><BoxMass value="1" width="1" height="1" depth="1"/>'
+         '<PT2Motor T="0.1" D="1" K="1" V="1" F="1"/></Body>', '<PT2Motor>'),
+    ('<Material name="old"><Friction material="Stone" value="0.5"/></Material>', '',
+     '<Friction>'),
+])
+def test_core2_constructs_in_a_new_grammar_file_are_errors(scene_of, definitions, bodies,
+                                                           construct):
+    """SimRobot >= 3316d64 dropped them: its parser rejects them, with the file and line."""
+    with pytest.raises(SceneLoadError) as raised:
+        scene_of(BODIES + bodies, HEAD_SCENE + definitions, name='head.ros3')
+    message = str(raised.value)
+    assert construct in message and "not part of SimRobot's current grammar" in message
+    assert 'head.ros3:' in message and 'albedo' in message  # where, and the evidence
+
+
+def test_core2_constructs_in_a_core2_file_still_load(scene_of):
+    scene = scene_of('<Body name="b"><BoxMass value="1" width="1" height="1" depth="1"/>'
+                     '<BoxAppearance width="1" height="1" depth="1"><Surface ref="s"/>'
+                     '</BoxAppearance></Body>',
+                     '<Surface name="s" diffuseColor="#ff0000"/>', name='old.ros2')
+    assert scene.metadata['simrobot_dialect']['grammar'] == 'core2'

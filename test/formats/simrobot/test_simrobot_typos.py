@@ -54,7 +54,7 @@ def test_core3_names_are_known_not_errors(scene_of) -> None:
         '</BoxGeometry><BoxAppearance width="1" height="1" depth="1"><Surface ref="s"/>'
         '</BoxAppearance></Compound>',
         definitions='<Material name="m" friction="0.8" rollingFriction="0.01"/>'
-                    '<Surface name="s" diffuseColor="#888" albedo="#888" alpha="1" metallic="0" '
+                    '<Surface name="s" albedo="#888" alpha="1" metallic="0" '
                     'roughness="0.5"/>')
     assert not any('unknown' in w for w in scene.warnings)
 
