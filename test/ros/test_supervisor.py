@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip('rclpy')
 pytest.importorskip('simulation_interfaces.srv')
 
+from scene_sim_ros.ros.supervisor import compat  # noqa: E402 - 1.x or 2.x definitions
 from support.processes import scene_sim_run  # noqa: E402
 from support.ros import call_service, client_node, spin_until, wait_for_messages  # noqa: E402
 
@@ -178,6 +179,7 @@ def test_features_advertise_stepping_spawning_and_state(client):
     assert F.SIMULATION_RESET_TIME not in features.features
     assert F.NAMED_POSES not in features.features
     assert list(features.spawn_formats) == ['simrobot']
+    assert f'simulation_interfaces {compat.GENERATION}' in features.custom_info
 
 
 def test_served_services_are_the_ones_scene_sim_ros_topics_lists(client):
@@ -257,7 +259,7 @@ def test_set_entity_state_puts_the_ball_at_a_pose_and_tf_agrees(client):
     state.header.frame_id = 'world'
     state.pose.position.x, state.pose.position.y, state.pose.position.z = 1.0, 2.0, 0.5
     response = call(client, SetEntityState, 'set_entity_state', entity='ball', state=state,
-                    set_pose=True, set_twist=True)
+                    **compat.state_flag_fields(pose=True, twist=True))
     assert response.result.result == 1, response.result.error_message
     read = entity_state(client, 'ball')
     assert (read.pose.position.x, read.pose.position.y, read.pose.position.z) == pytest.approx(
@@ -277,7 +279,7 @@ def test_set_entity_state_in_an_entity_frame(client):
     state.pose.position.x, state.pose.position.z = 0.5, 1.0
     state.twist.linear.z = 1.0
     response = call(client, SetEntityState, 'set_entity_state', entity='ball', state=state,
-                    set_pose=True, set_twist=True)
+                    **compat.state_flag_fields(pose=True, twist=True))
     assert response.result.result == 1, response.result.error_message
     ball = entity_state(client, 'ball')
     assert ball.pose.position.x == pytest.approx(car.x + 0.5, abs=1e-3)  # car is level
@@ -298,9 +300,42 @@ def test_set_entity_state_errors(client, entity, frame, position, code):
     state.header.frame_id = frame
     state.pose.position.x, state.pose.position.y, state.pose.position.z = position
     response = call(client, SetEntityState, 'set_entity_state', entity=entity, state=state,
-                    set_pose=True)
+                    **compat.state_flag_fields(pose=True))
     assert response.result.result == code
     assert response.result.error_message
+
+
+def test_set_entity_state_flags_of_the_installed_release(client):
+    """2.x: only what the flags choose is set; 1.x (no flags): pose and twist together. A
+    fixed entity takes a zero twist (ignored) but answers OPERATION_FAILED to a non-zero one."""
+    from simulation_interfaces.msg import EntityState
+    from simulation_interfaces.srv import SetEntityState
+    state = EntityState()
+    state.pose.position.x, state.pose.position.y, state.pose.position.z = -3.0, 3.0, 2.0
+    state.twist.linear.x = 1.0
+    assert call(client, SetEntityState, 'set_entity_state', entity='ball', state=state,
+                **compat.state_flag_fields(pose=True, twist=True)).result.result == 1
+    moved = EntityState()
+    moved.pose.position.x, moved.pose.position.y, moved.pose.position.z = -3.0, 4.0, 2.0
+    response = call(client, SetEntityState, 'set_entity_state', entity='ball', state=moved,
+                    **compat.state_flag_fields(pose=True))
+    assert response.result.result == 1, response.result.error_message
+    ball = entity_state(client, 'ball')
+    assert ball.pose.position.y == pytest.approx(4.0, abs=1e-9)
+    # 2.x kept the twist (set_twist false); 1.x set the request's zero twist
+    assert ball.twist.linear.x == pytest.approx(1.0 if compat.STATE_FLAGS else 0.0, abs=1e-9)
+    if compat.STATE_FLAGS:
+        accel = call(client, SetEntityState, 'set_entity_state', entity='ball', state=moved,
+                     set_acceleration=True)
+        assert accel.result.result == 0  # FEATURE_UNSUPPORTED
+    ground = entity_state(client, 'ground')
+    still = EntityState(pose=ground.pose)
+    assert call(client, SetEntityState, 'set_entity_state', entity='ground', state=still,
+                **compat.state_flag_fields(pose=True, twist=True)).result.result == 1
+    still.twist.linear.z = 1.0
+    spinning = call(client, SetEntityState, 'set_entity_state', entity='ground', state=still,
+                    **compat.state_flag_fields(pose=True, twist=True))
+    assert spinning.result.result == 4 and 'fixed' in spinning.result.error_message
 
 
 # --- entities -----------------------------------------------------------------------------------
@@ -348,10 +383,9 @@ def test_get_entities_states_lists_matching_states(client):
 # --- spawn, delete, reset -----------------------------------------------------------------------
 
 def spawn(client, name, *, text=CAR_FRAGMENT, uri='', xyz=(0.0, 2.0, 0.0), rename=False):
-    from simulation_interfaces.msg import Resource
     from simulation_interfaces.srv import SpawnEntity
     request = SpawnEntity.Request(name=name, allow_renaming=rename,
-                                  entity_resource=Resource(uri=uri, resource_string=text))
+                                  **compat.spawn_resource_fields(uri, text))
     p = request.initial_pose.pose.position
     p.x, p.y, p.z = xyz
     return call_service(client, SpawnEntity, '/spawn_entity', request, timeout=20.0)
@@ -453,7 +487,7 @@ def test_apply_wrench_then_reset_entity(client):
     state = EntityState()
     state.pose.position.x, state.pose.position.y, state.pose.position.z = 5.0, 5.0, 2.0
     assert call(client, SetEntityState, 'set_entity_state', entity='ball', state=state,
-                set_pose=True, set_twist=True).result.result == 1
+                **compat.state_flag_fields(pose=True, twist=True)).result.result == 1
     wrench = WrenchStamped()
     wrench.header.frame_id = 'ball'
     wrench.wrench.force.x = 100.0

@@ -151,11 +151,12 @@ def resource(source: str) -> tuple[str, str]:
 def spawn(name: str, source: str, pose: list[str] | None = None, *, frame: str = '',
           allow_renaming: bool = False, namespace: str = '/', timeout: float = 30.0) -> int:
     from geometry_msgs.msg import PoseStamped
-    from simulation_interfaces.msg import Resource
     from simulation_interfaces.srv import SpawnEntity
+
+    from ..supervisor import compat
     uri, text = resource(source)
     request = SpawnEntity.Request(name=name, allow_renaming=allow_renaming,
-                                  entity_resource=Resource(uri=uri, resource_string=text),
+                                  **compat.spawn_resource_fields(uri, text),
                                   initial_pose=_pose_stamped(PoseStamped, pose, frame))
     with client_node('scene_sim_ros_spawn') as node:
         response = Supervisor(node, namespace, timeout).call(
@@ -181,9 +182,11 @@ def set_pose(name: str, pose: list[str], *, frame: str = '', namespace: str = '/
     from geometry_msgs.msg import PoseStamped
     from simulation_interfaces.msg import EntityState
     from simulation_interfaces.srv import SetEntityState
+
+    from ..supervisor import compat
     stamped = _pose_stamped(PoseStamped, pose, frame)
-    request = SetEntityState.Request(
-        entity=name, set_pose=True,
+    request = SetEntityState.Request(  # 1.x has no flags: it sets the (zero) twist too
+        entity=name, **compat.state_flag_fields(pose=True),
         state=EntityState(header=stamped.header, pose=stamped.pose))
     with client_node('scene_sim_ros_set_pose') as node:
         Supervisor(node, namespace, timeout).call('set_entity_state', SetEntityState, request,

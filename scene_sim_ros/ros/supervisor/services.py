@@ -27,7 +27,7 @@ from simulation_interfaces.srv import SetEntityState, SetSimulationState, SpawnE
 from ...errors import SceneLoadError
 from ...scene import Entity, Pose
 from ...scene.transforms import quat, vec3
-from . import features, logic
+from . import compat, features, logic
 from .catalog import STANDARD_SERVICES
 from .logic import State, SupervisorError
 
@@ -354,36 +354,41 @@ class Supervisor:
 
     @_handler
     async def set_entity_state(self, request: Any, response: Any) -> None:
-        if request.set_acceleration:
+        set_pose, set_twist, set_acceleration = compat.state_flags(request)
+        if set_acceleration:
             raise SupervisorError(Result.RESULT_FEATURE_UNSUPPORTED,
                                   'accelerations cannot be set')
         msg = request.state
         try:
             pose = logic.checked_pose(_xyz(msg.pose.position), _xyzw(msg.pose.orientation))
         except ValueError as err:
-            if request.set_pose:
+            if set_pose:
                 raise SupervisorError(SetEntityState.Response.INVALID_POSE, str(err)) from None
             pose = Pose()
         try:
             linear = logic.checked_vector(_xyz(msg.twist.linear), 'twist.linear')
             angular = logic.checked_vector(_xyz(msg.twist.angular), 'twist.angular')
         except ValueError as err:
-            if request.set_twist:
+            if set_twist:
                 raise SupervisorError(Result.RESULT_OPERATION_FAILED, str(err)) from None
             linear = angular = (0.0, 0.0, 0.0)
         wanted = State(pose, linear, angular)
         await self.physics(lambda: self.apply_state(request.entity, msg.header.frame_id, wanted,
-                                                    request.set_pose, request.set_twist))
+                                                    set_pose, set_twist))
 
     def apply_state(self, name: str, frame: str, wanted: State, set_pose: bool,
                     set_twist: bool) -> None:
         """Teleport and/or set velocities of ``name`` (physics thread); ``wanted`` is given in
-        ``frame``; the parts not set keep their current values."""
+        ``frame``; the parts not set keep their current values. A fixed entity takes only a
+        zero twist (ignored), as the standard says."""
         entity = self.entity(name)
         reference = self.frame_state(frame)
         if set_twist and entity.fixed_base:
-            raise SupervisorError(Result.RESULT_OPERATION_FAILED,
-                                  f'{name!r} is fixed to the world: it has no velocity to set')
+            if any(wanted.linear) or any(wanted.angular):
+                raise SupervisorError(Result.RESULT_OPERATION_FAILED,
+                                      f'{name!r} is fixed to the world: it has no velocity to '
+                                      'set')
+            set_twist = False
         current = self.world_state(name)
         if reference is not None:
             current = logic.relative_state(current, reference)
@@ -395,7 +400,8 @@ class Supervisor:
         if set_pose:
             self.sim.set_pose(name, state.pose.position, state.pose.orientation)
             self._move_static_frames(name, state.pose)
-        if set_twist:
+        if set_twist or (set_pose and not entity.fixed_base):
+            # a teleport stops the body (PyBullet): a twist not set keeps its value
             self.sim.set_velocity(name, state.linear, state.angular)
         if set_pose:
             self.refresh_tf()
@@ -415,11 +421,10 @@ class Supervisor:
     @_handler
     async def spawn_entity(self, request: Any, response: Any) -> None:
         codes = SpawnEntity.Response
-        resource = request.entity_resource
-        if not resource.uri and not resource.resource_string:
+        uri, text = compat.spawn_resource(request)
+        if not uri and not text:
             raise SupervisorError(codes.NO_RESOURCE, 'neither uri nor resource_string given')
-        entity = await self.awaitable(self.loader.submit(
-            _load_entity, resource.uri, resource.resource_string))
+        entity = await self.awaitable(self.loader.submit(_load_entity, uri, text))
         assert entity is not None  # _load_entity returns an Entity or raises
         name = request.name or entity.name
         if not logic.VALID_NAME.match(name):
