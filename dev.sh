@@ -9,13 +9,17 @@
 #   ./dev.sh exec CMD...     run CMD inside the venv (e.g. ./dev.sh exec python -m pytest test/ros)
 #   ./dev.sh shell           an interactive shell inside the venv
 #   ./dev.sh lock            rewrite requirements/constraints.txt from what the venv holds
+#   ./dev.sh wheel PKG       print the path of interfaces/PKG's wheel, built into the wheel
+#                            cache if missing (needs .venv; installs nothing into it)
 #   ./dev.sh clean           remove .venv and test logs
 #
 # Set-up steps, each skipped while the hash of its inputs matches its stamp in .venv/.dev-stamps/:
 #   1. .venv from Python 3.11, 3.12 or 3.13 (the first found; PYTHON=/path/to/python3.X chooses);
 #   2. pip install -r requirements/ros-kilted.txt -r requirements/dev.txt -c requirements/constraints.txt;
-#   3. interfaces/tf2_msgs and interfaces/simulation_interfaces, each built with pip
-#      (scikit-build-core + CMake) only where the package is not importable from elsewhere;
+#   3. interfaces/tf2_msgs, interfaces/simulation_interfaces and interfaces/control_msgs, each
+#      built with pip (scikit-build-core + CMake) only where the package is not importable from
+#      elsewhere; SIMULATION_INTERFACES_VERSION=2.1.0 builds that release of simulation_interfaces
+#      instead of the default 1.6.1 (interfaces/simulation_interfaces/versions/; README);
 #   4. pip install -e . (the scene_sim_ros package and its console scripts in .venv/bin), plus its
 #      data files (ament index marker, share/scene_sim_ros, lib/scene_sim_ros/sim_node), so that
 #      ros2 launch / ros2 run find it with AMENT_PREFIX_PATH=.venv (dev.sh and activate set it).
@@ -209,26 +213,47 @@ ros_wheels_key() {
     } | sha256sum | cut -d' ' -f1
 }
 
-# Build interfaces/<pkg> into a wheel (kept in a cache keyed by its inputs, so a fresh clone or
-# a new venv on the same machine skips the CMake build) and install it.
-install_interface() {
+# SIMULATION_INTERFACES_VERSION (environment): which release of the simulation_interfaces
+# definitions to build, one of interfaces/simulation_interfaces/versions/ (default 1.6.1, Kilted's;
+# 2.1.0 the newest). CMake and pyproject.toml read the variable; here it is part of the cache key.
+interface_variant() {
+    if [[ "$1" == simulation_interfaces && -n "${SIMULATION_INTERFACES_VERSION:-}" ]]; then
+        printf '%s' "-$SIMULATION_INTERFACES_VERSION"
+    fi
+}
+
+interface_key() {
+    local pkg="$1" wheels_key="$2"
+    printf '%s-%s%s' "$(hash_inputs "$ROOT/interfaces/$pkg" "$ROOT/interfaces/cmake" | cut -c1-16)" \
+        "${wheels_key:0:16}" "$(interface_variant "$pkg")"
+}
+
+# Build interfaces/<pkg> into a wheel, kept in a cache keyed by its inputs (so a fresh clone or
+# a new venv on the same machine skips the CMake build); print the wheel's path.
+interface_wheel() {
     local pkg="$1" key="$2" cache wheel started=$SECONDS
     cache="${SCENE_SIM_ROS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scene_sim_ros}/wheels/$pkg-$key"
     wheel="$(find "$cache" -name '*.whl' 2>/dev/null | head -n1 || true)"
     if [[ -z "$wheel" ]]; then
-        log "building interfaces/$pkg (CMake + rosidl, C and Python only; tf2_msgs ~15 s, simulation_interfaces ~1 min)"
+        log "building interfaces/$pkg${SIMULATION_INTERFACES_VERSION:+ (SIMULATION_INTERFACES_VERSION=$SIMULATION_INTERFACES_VERSION)} (CMake + rosidl, C and Python only; tf2_msgs ~15 s, simulation_interfaces ~1 min)"
         local tmp
         mkdir -p "$(dirname "$cache")"
         tmp="$(mktemp -d "$cache.tmp.XXXXXX")"   # unique: other clones may share the cache
         AMENT_PREFIX_PATH="$VENV" pip_install wheel --no-build-isolation --no-deps -w "$tmp" \
-            "$ROOT/interfaces/$pkg" \
+            "$ROOT/interfaces/$pkg" >&2 \
             || { rm -rf "$tmp"; die "building interfaces/$pkg failed (details: ./dev.sh exec pip wheel -v --no-build-isolation --no-deps -w /tmp/w ./interfaces/$pkg)"; }
         mv -T "$tmp" "$cache" 2>/dev/null || rm -rf "$tmp"   # another build may have won the race
         wheel="$(find "$cache" -name '*.whl' | head -n1)"
         log "$pkg built in $((SECONDS - started)) s"
     else
-        log "installing $pkg from the wheel cache ($cache)"
+        log "$pkg from the wheel cache ($cache)"
     fi
+    printf '%s\n' "$wheel"
+}
+
+install_interface() {
+    local pkg="$1" key="$2" wheel
+    wheel="$(interface_wheel "$pkg" "$key")"
     pip_install install --no-deps --force-reinstall "$wheel"
     "$VENV/bin/python" -c "import $pkg.msg" || die "interfaces/$pkg installed but '$pkg.msg' does not import"
 }
@@ -237,7 +262,7 @@ build_interfaces() {
     local pkg key wheels_key
     wheels_key="$(ros_wheels_key)"
     for pkg in "${INTERFACES[@]}"; do
-        key="$(hash_inputs "$ROOT/interfaces/$pkg" "$ROOT/interfaces/cmake" | cut -c1-16)-${wheels_key:0:16}"
+        key="$(interface_key "$pkg" "$wheels_key")"
         stamp_ok "interface-$pkg" "$key" && continue
         if provided_elsewhere "$pkg"; then
             log "$pkg: provided by an installed package, not building interfaces/$pkg"
@@ -313,6 +338,10 @@ main() {
     shift || true
     cd "$ROOT"
     isolate_from_sourced_ros
+    if [[ -n "${SIMULATION_INTERFACES_VERSION:-}" &&
+          ! -f "$ROOT/interfaces/simulation_interfaces/versions/$SIMULATION_INTERFACES_VERSION/package.xml" ]]; then
+        die "SIMULATION_INTERFACES_VERSION=$SIMULATION_INTERFACES_VERSION: not a release in interfaces/simulation_interfaces/versions/ ($(cd "$ROOT/interfaces/simulation_interfaces/versions" && ls -d */ | tr -d / | tr '\n' ' '))"
+    fi
     case "$command" in
         setup) setup "$@" ;;
         run)
@@ -352,11 +381,22 @@ main() {
             exec "${SHELL:-bash}" -i
             ;;
         lock) lock ;;
+        wheel)
+            [[ " ${INTERFACES[*]} " == *" ${1:-?} "* ]] || die "usage: ./dev.sh wheel {${INTERFACES[*]}}"
+            # the venv's Python and ROS wheels build it; what the venv has installed stays
+            exec 9>"$LOCK_FILE"
+            flock 9
+            create_venv
+            install_requirements
+            flock -u 9
+            exec 9>&-
+            interface_wheel "$1" "$(interface_key "$1" "$(ros_wheels_key)")"
+            ;;
         clean)
             rm -rf "$VENV" "$ROOT/.test-logs" "$LOCK_FILE"
             log "removed .venv and .test-logs"
             ;;
-        help | -h | --help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+        help | -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
         *) die "unknown command '$command' (see ./dev.sh help)" ;;
     esac
 }

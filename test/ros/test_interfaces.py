@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
 EXPECTED_HASHES = json.loads((Path(__file__).parent / 'expected_type_hashes.json').read_text())
 
 
@@ -42,21 +43,66 @@ def _share_directory(package: str) -> Path:
     return Path(sys.prefix) / 'share' / package
 
 
-@pytest.mark.parametrize('package', ['tf2_msgs', 'simulation_interfaces', 'control_msgs'])
+def _installed_hashes(package: str) -> dict[str, str]:
+    seen = {}
+    for path in sorted(_share_directory(package).glob('*/*.json')):
+        for entry in json.loads(path.read_text())['type_hashes']:
+            seen[entry['type_name']] = entry['hash_string']
+    return seen
+
+
+def _installed_version(package: str) -> str:
+    xml = (_share_directory(package) / 'package.xml').read_text()
+    return xml.split('<version>', 1)[1].split('</version>', 1)[0].strip()
+
+
+@pytest.mark.parametrize('package', ['tf2_msgs', 'control_msgs'])
 def test_type_hashes_equal_the_standard(package):
     """RIHS01 type hashes (over names, types and order of all fields) equal upstream's builds.
 
     Equal hashes are what real ROS 2 nodes check before they talk: a single differing
     field would break interoperability with ros_gz_sim, Isaac Sim or tf2_ros.
     """
-    share = _share_directory(package)
-    seen = {}
-    for path in sorted(share.glob('*/*.json')):
-        for entry in json.loads(path.read_text())['type_hashes']:
-            seen[entry['type_name']] = entry['hash_string']
+    seen = _installed_hashes(package)
     expected = {k: v for k, v in EXPECTED_HASHES.items() if k.startswith(package + '/')}
     assert expected, 'no expected hashes for ' + package
     assert {k: seen.get(k) for k in expected} == expected
+
+
+def test_simulation_interfaces_hashes_equal_those_of_the_installed_release():
+    """Whichever release is installed (ours, built from interfaces/simulation_interfaces, or a
+    distribution's), its hashes are upstream's for that release."""
+    version = _installed_version('simulation_interfaces')
+    recorded = EXPECTED_HASHES['simulation_interfaces']
+    if version not in recorded:
+        pytest.skip(f'simulation_interfaces {version}: no recorded hashes ({", ".join(recorded)})')
+    expected = recorded[version]
+    seen = _installed_hashes('simulation_interfaces')
+    assert {k: seen.get(k) for k in expected} == expected
+
+
+def test_jazzy_and_kilted_releases_share_their_definitions():
+    """1.5.1 (Jazzy) and 1.6.1 (Kilted) differ only in package.xml: one build serves both.
+    2.1.0 changed SetEntityState, SpawnEntity, Spawnable and LoadWorld (and what holds them)."""
+    recorded = EXPECTED_HASHES['simulation_interfaces']
+    assert recorded['1.5.1'] == recorded['1.6.1']
+    changed = {k.rsplit('/', 1)[1].split('_')[0] for k, v in recorded['2.1.0'].items()
+               if recorded['1.6.1'].get(k) != v}
+    assert changed == {'SetEntityState', 'SpawnEntity', 'Spawnable', 'GetSpawnables',
+                       'LoadWorld'}
+
+
+@pytest.mark.parametrize('version', sorted(
+    p.name for p in (REPO_ROOT / 'interfaces' / 'simulation_interfaces' / 'versions').iterdir()
+    if p.is_dir()))
+def test_kept_simulation_interfaces_definitions_hash_as_upstream(version):
+    """The definitions kept in interfaces/simulation_interfaces/versions/ hash as upstream's
+    release (computed with rosidl, no build needed: support/type_hashes.py)."""
+    from support.type_hashes import type_hashes
+    definitions = REPO_ROOT / 'interfaces' / 'simulation_interfaces' / 'versions' / version
+    assert type_hashes('simulation_interfaces', definitions) == (
+        EXPECTED_HASHES['simulation_interfaces'][version])
+    assert f'<version>{version}</version>' in (definitions / 'package.xml').read_text()
 
 
 def test_control_msgs_follow_joint_trajectory_is_the_kilted_layout():
