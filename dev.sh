@@ -216,8 +216,10 @@ ros_wheels_key() {
 # SIMULATION_INTERFACES_VERSION (environment): which release of the simulation_interfaces
 # definitions to build, one of interfaces/simulation_interfaces/versions/ (default 1.6.1, Kilted's;
 # 2.1.0 the newest). CMake and pyproject.toml read the variable; here it is part of the cache key.
+SIMULATION_INTERFACES_DEFAULT=1.6.1   # as in interfaces/simulation_interfaces/CMakeLists.txt
 interface_variant() {
-    if [[ "$1" == simulation_interfaces && -n "${SIMULATION_INTERFACES_VERSION:-}" ]]; then
+    if [[ "$1" == simulation_interfaces && -n "${SIMULATION_INTERFACES_VERSION:-}" &&
+          "$SIMULATION_INTERFACES_VERSION" != "$SIMULATION_INTERFACES_DEFAULT" ]]; then
         printf '%s' "-$SIMULATION_INTERFACES_VERSION"
     fi
 }
