@@ -6,30 +6,52 @@
 models), ``urdf`` (URDF export), ``sensors`` (sensor readers). No rclpy below this package.
 """
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def c_output_silenced() -> Iterator[None]:
+    """Silence what C code prints (file descriptors 1 and 2, C's stdio buffers flushed into the
+    void before they are restored) inside the block. PyBullet prints its notes with printf."""
+    try:
+        saved = (os.dup(1), os.dup(2))
+    except OSError:  # no stdout / stderr at all
+        yield
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        with open(os.devnull, 'wb') as devnull:
+            os.dup2(devnull.fileno(), 1)
+            os.dup2(devnull.fileno(), 2)
+            try:
+                yield
+            finally:
+                _libc_fflush()
+                os.dup2(saved[0], 1)
+                os.dup2(saved[1], 2)
+    finally:
+        for fd in saved:
+            os.close(fd)
+
+
+def _libc_fflush() -> None:
+    import ctypes
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):  # no C library to flush (not CPython on a libc)
+        pass
 
 
 def _import_pybullet_quietly() -> None:
     """Import PyBullet once with C stderr silenced: its module init prints ``pybullet build
     time: ...`` into every log and every terminal."""
-    if 'pybullet' in sys.modules:
-        return
-    try:
-        saved = os.dup(2)
-    except OSError:  # no stderr at all
-        import pybullet  # noqa: F401
-        return
-    try:
-        sys.stderr.flush()
-        with open(os.devnull, 'wb') as devnull:
-            os.dup2(devnull.fileno(), 2)
-            try:
-                import pybullet  # noqa: F401
-            finally:
-                os.dup2(saved, 2)
-    finally:
-        os.close(saved)
+    if 'pybullet' not in sys.modules:
+        with c_output_silenced():
+            import pybullet  # noqa: F401
 
 
 _import_pybullet_quietly()

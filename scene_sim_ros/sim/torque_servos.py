@@ -55,6 +55,7 @@ import pybullet as pb
 
 from ..scene import Joint, Link, Scene, ServoMotor, VelocityMotor
 from ..scene.motors import TORQUE_LAW
+from . import c_output_silenced
 
 ARMATURE = 0.01  # kg*m^2 (hinge) or kg (slider), SimRobotCore3 ServoMotor::act
 DAMPING = 0.01  # N*m*s/rad or N*s/m
@@ -265,10 +266,20 @@ def mobility_source(client: int, body: int, joint_indices: Sequence[int], rows: 
     rank = np.empty(len(indices), dtype=int)
     rank[order] = np.arange(len(indices))
     selected = np.asarray(rows, dtype=int)
+    first_call = [True]
 
     def source(positions: np.ndarray) -> np.ndarray:
         ordered = [float(positions[i]) for i in order]
-        matrix = np.asarray(pb.calculateMassMatrix(body, ordered, physicsClientId=client))
+        if first_call[0]:
+            # PyBullet builds its inverse-dynamics tree on the first call and warns "axis of
+            # motion not a unit axis" for joint axes that are unit to 1e-15, not to its 2e-15
+            # (one line per humanoid); later calls reuse the tree and print nothing
+            first_call[0] = False
+            with c_output_silenced():
+                matrix = np.asarray(pb.calculateMassMatrix(body, ordered,
+                                                           physicsClientId=client))
+        else:
+            matrix = np.asarray(pb.calculateMassMatrix(body, ordered, physicsClientId=client))
         dofs = rank[selected] + matrix.shape[0] - len(indices)
         try:
             inverse = np.linalg.inv(matrix)
