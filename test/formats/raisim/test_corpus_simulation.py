@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from lxml import etree
 
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.raisim import load
@@ -58,6 +59,26 @@ def test_corpus_laikago_starts_at_qpos_in_the_simulator(corpus_dir: Path) -> Non
         positions = [state[0] for state in sim.joint_states('laikago0').values()]
         assert positions == pytest.approx(LAIKAGO_QPOS, abs=1e-9)
         assert sim.get_pose('laikago0')[0] == pytest.approx((0.0, 0.0, 0.48))
+
+
+def test_example_rover_starts_at_its_qpos_in_the_simulator() -> None:
+    """The laikago test's feature on the world that ships: the articulated system's <state qpos>
+    (here with the @@rover_x parameter given) sets the base position and, from qpos[7], the
+    joint positions in the movable joints' order."""
+    (path,) = shipped('raisim')
+    system = etree.parse(str(path)).getroot().find('objects/articulated_system')
+    qpos_text = system.find('state').get('qpos').replace('@@rover_x', '-0.5')
+    qpos = [float(v) for v in qpos_text.replace(',', ' ').split()]
+    scene = load_scene(path, parameters={'rover_x': '-0.5'})
+    name = system.get('name')
+    with Simulation(scene) as sim:
+        states = sim.joint_states(name)
+        assert len(qpos) == 7 + len(states) and len(states) == 4
+        assert [state[0] for state in states.values()] == pytest.approx(qpos[7:], abs=1e-9)
+        assert sim.get_pose(name)[0] == pytest.approx(tuple(qpos[:3]))
+        assert sim.get_pose(name)[0][0] == pytest.approx(-0.5)
+        w, x, y, z = qpos[3:7]   # RaiSim's quaternion is w first
+        assert sim.get_pose(name)[1] == pytest.approx((x, y, z, w), abs=1e-9)
 
 
 def test_corpus_laikago_treadmill_moves_at_two_metres_per_second(corpus_dir: Path) -> None:
