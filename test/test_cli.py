@@ -202,6 +202,32 @@ def test_inspect_raisim_world_given_by_a_relative_path() -> None:
     assert len(robots(json.loads(result.stdout))) == 1
 
 
+RAISIM_EXAMPLE = REPO / 'scene_sim_ros' / 'data' / 'examples' / 'raisim_world.xml'
+
+
+def test_inspect_json_raisim_example_with_and_without_its_parameters() -> None:
+    """The templated-world feature on the RaiSim world that ships: its <params> defaults apply
+    without --param, and --param overrides them (the <array> end is exclusive)."""
+    defaults = {e.tag: e.get('value') for e in ET.parse(RAISIM_EXAMPLE).find('params')}
+    assert set(defaults) == {'box_count', 'rover_x'}
+
+    def boxes(summary):
+        return [e['name'] for e in summary['entities'] if e['name'].startswith('box_')]
+    plain = inspect_json(RAISIM_EXAMPLE)
+    assert plain['format'] == 'raisim'
+    assert len(boxes(plain)) == int(defaults['box_count'])
+    given = inspect_json(RAISIM_EXAMPLE, *params({'box_count': '5', 'rover_x': '-1'}))
+    assert boxes(given) == [f'box_{i}' for i in range(5)]
+    assert len(robots(given)) == 1 and len(robots(given)['rover']['joints']) == 4
+
+
+def test_inspect_shipped_world_given_by_a_relative_path(tmp_path: Path) -> None:
+    relative = os.path.relpath(RAISIM_EXAMPLE, tmp_path)
+    result = cli('inspect', '--json', relative, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert list(robots(json.loads(result.stdout))) == ['rover']
+
+
 @needs(LAIKAGO_URDF)
 def test_inspect_json_plain_urdf_is_one_robot() -> None:
     summary = inspect_json(LAIKAGO_URDF)
