@@ -206,6 +206,11 @@ importlib.import_module(pkg + '.msg')
 PY
 }
 
+# Our build of `pkg` (ros-local-<pkg>) is installed in the venv.
+local_dist_installed() {
+    compgen -G "$VENV/lib/python*/site-packages/ros_local_${1}-*.dist-info" >/dev/null
+}
+
 # What the interface builds depend on besides their own files: the ROS 2 wheels' versions.
 ros_wheels_key() {
     { cat "$ROOT/requirements/ros-kilted.txt"; grep -s '^ros-' "$CONSTRAINTS" || true
@@ -265,7 +270,10 @@ build_interfaces() {
     wheels_key="$(ros_wheels_key)"
     for pkg in "${INTERFACES[@]}"; do
         key="$(interface_key "$pkg" "$wheels_key")"
-        stamp_ok "interface-$pkg" "$key" && continue
+        # stamped, and still there (something may have uninstalled it since)
+        if stamp_ok "interface-$pkg" "$key" && { local_dist_installed "$pkg" || provided_elsewhere "$pkg"; }; then
+            continue
+        fi
         if provided_elsewhere "$pkg"; then
             log "$pkg: provided by an installed package, not building interfaces/$pkg"
         else
