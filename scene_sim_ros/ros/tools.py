@@ -35,14 +35,30 @@ PARAMETER_SERVICES = ('parameters', 'parameter_types', 'parameters_atomically',
 """Name endings of the services every node has (left out of ``list``)."""
 
 
+def _settled_graph(node: Node, wait: float, quiet: float = 1.0, limit: float = 15.0
+                   ) -> tuple[list, list]:
+    """Topics and services once discovery has settled: at least ``wait`` seconds, then until
+    nothing new appeared for ``quiet`` seconds (a loaded machine discovers a node with a hundred
+    endpoints in more than a fixed wait), at most ``limit`` seconds."""
+    started = time.monotonic()
+    last_change, seen = started, None
+    while True:
+        topics = sorted(node.get_topic_names_and_types())
+        services = sorted((name, types) for name, types in node.get_service_names_and_types()
+                          if not name.endswith(PARAMETER_SERVICES))
+        now = time.monotonic()
+        if (topics, services) != seen:
+            seen, last_change = (topics, services), now
+        if now - started >= wait and now - last_change >= quiet or now - started >= limit:
+            return topics, services
+        time.sleep(0.1)
+
+
 def list_graph(wait: float = 2.0, as_json: bool = False) -> int:
     """Print the topics (with types) and services currently in the ROS graph."""
     node = _node('scene_sim_ros_list')
     try:
-        time.sleep(wait)  # discovery
-        topics = sorted(node.get_topic_names_and_types())
-        services = sorted((name, types) for name, types in node.get_service_names_and_types()
-                          if not name.endswith(PARAMETER_SERVICES))
+        topics, services = _settled_graph(node, wait)
     finally:
         _close(node)
     if as_json:
