@@ -83,7 +83,10 @@ NUMBER_TYPES = (int, float)
 """Numeric parameters take integers too (``real_time_factor:=0`` on a command line is one)."""
 
 NEIGHBOUR_CHECK_DELAY = 2.0
-"""Wall seconds after start before looking for another simulation on the domain (discovery)."""
+"""Wall seconds between two looks for another simulation on the domain (discovery takes longer
+on a loaded machine, so it looks :data:`NEIGHBOUR_CHECKS` times)."""
+
+NEIGHBOUR_CHECKS = 5
 
 REJECTION_LOG_PERIOD = 2.0
 """Wall seconds between two warnings about rejected commands from one topic."""
@@ -604,14 +607,18 @@ class SimNode(Node):
     def start(self) -> None:
         self.context.on_shutdown(self.stepper.request_stop)
         self.stepper.start()
+        self._neighbour_checks_left = NEIGHBOUR_CHECKS
         self._neighbour_check = self.create_timer(  # wall time: sim time may stand still
             NEIGHBOUR_CHECK_DELAY, self._warn_about_other_simulations,
             clock=rclpy.clock.Clock(clock_type=rclpy.clock.ClockType.STEADY_TIME))
 
     def _warn_about_other_simulations(self) -> None:
-        """Once, after discovery: another simulation whose /clock (or node name) collides with
-        ours mixes clocks and TF for every listener; say which one and how to separate them."""
-        self.destroy_timer(self._neighbour_check)
+        """A few times after start, until found: another simulation whose /clock (or node name)
+        collides with ours mixes clocks and TF for every listener; say once which one and how
+        to separate them."""
+        self._neighbour_checks_left -= 1
+        if self._neighbour_checks_left <= 0:
+            self.destroy_timer(self._neighbour_check)
         topic = self._clock_publisher.topic_name
         others = [f'{info.node_namespace.rstrip("/")}/{info.node_name}'
                   for info in self.get_publishers_info_by_topic(topic)
@@ -621,6 +628,8 @@ class SimNode(Node):
                      if (n, ns) == (self.get_name(), self.get_namespace())]
         if not others and len(same_name) < 2:
             return
+        self._neighbour_checks_left = 0
+        self.destroy_timer(self._neighbour_check)
         who = ', '.join(sorted(set(others))) or self.get_fully_qualified_name()
         domain = self.context.get_domain_id()
         self.get_logger().warning(
