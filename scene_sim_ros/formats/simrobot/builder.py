@@ -42,7 +42,7 @@ from ...scene.transforms import (
     scale,
     sub,
 )
-from .expand import Instance
+from .instance import Instance
 from .reader import Diagnostics
 from .values import ACCELERATION, ANGLE, LENGTH, TIME, UNITLESS
 

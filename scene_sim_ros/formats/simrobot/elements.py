@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ...scene import geometry, inertia, motors, sensors
 from ...scene.model import Light
 from ...scene.transforms import Pose, normalized, vec3
+from .instance import ElementSpec, Instance
 from .values import (
     ACCELERATION,
     ANGLE,
@@ -37,25 +36,6 @@ from .values import (
     UNITLESS,
     VELOCITY,
 )
-
-if TYPE_CHECKING:
-    from .expand import Instance
-
-
-@dataclass(frozen=True)
-class ElementSpec:
-    tag: str
-    cls: str
-    attributes: frozenset[str] = frozenset()
-    required: frozenset[str] = frozenset()
-    optional: frozenset[str] = frozenset()
-    repeatable: frozenset[str] = frozenset()
-    build: Callable[..., Any] | None = None
-
-    @property
-    def children(self) -> frozenset[str]:
-        return self.required | self.optional | self.repeatable
-
 
 # --- leaf handlers ---------------------------------------------------------------------------
 
