@@ -181,10 +181,20 @@ class Light:
     cutoff: float | None = None
 
 
+WireKind = Literal['stiff', 'compliant', 'custom']
+WireStretch = Literal['stretch', 'compression', 'both']
+
+
 @dataclass(frozen=True, slots=True)
 class Wire:
-    """A distance constraint between points on two links (``entity/link``), ``None`` stiffness
-    for an inextensible wire."""
+    """A length constraint between points on two links (``entity/link``; ``point_a``/``point_b``
+    in the link frames), RaiSim's wires.
+
+    ``kind`` 'stiff': inextensible (``stiffness`` ``None``); 'compliant': a spring of
+    ``stiffness`` N/m; 'custom': a constant ``tension`` (N) pulls the ends together. ``stretch``
+    says what the wire resists: 'stretch' (a rope: only pulls, length <= ``length``),
+    'compression' (only pushes, length >= ``length``) or 'both' (a rod).
+    """
 
     name: str
     body_a: str
@@ -193,6 +203,9 @@ class Wire:
     point_b: Vec3
     length: float
     stiffness: float | None = None
+    kind: WireKind = 'stiff'
+    stretch: WireStretch = 'stretch'
+    tension: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ from .meshes import default_mesh_dir
 from .motors import POSITION
 from .shapes import ShapeCache
 from .torque_servos import substeps_for
+from .wires import WireSet
 
 # Game.ros2, 14 NAOs standing 10 s: 10 iterations let them fall (27 cm), 20 hold within 1.7 cm,
 # 30 within 1.6 cm, 50 within 1.5 cm at about half the speed of 30; 30 keeps a margin.
@@ -151,21 +152,8 @@ class Simulation:
         self._shapes.warnings.clear()
 
     def _add_wires(self) -> None:
-        for wire in self.scene.wires:
-            if wire.length > 1e-6:
-                self.warnings.append(f'wire {wire.name!r}: only zero-length wires (point '
-                                     f'constraints) are simulated; skipped')
-                continue
-            try:
-                a_body, a_link = self._resolve(wire.body_a)
-                b_body, b_link = self._resolve(wire.body_b)
-            except SimulationError as err:
-                self.warnings.append(f'wire {wire.name!r}: {err}; skipped')
-                continue
-            a_com = self._inertial(a_body, a_link).inverse().transform_point(wire.point_a)
-            b_com = self._inertial(b_body, b_link).inverse().transform_point(wire.point_b)
-            pb.createConstraint(a_body.body, a_link, b_body.body, b_link, pb.JOINT_POINT2POINT,
-                                (0, 0, 0), a_com, b_com, physicsClientId=self.client)
+        self._wires = WireSet(self, self.scene.wires)
+        self.warnings.extend(w for w in self._wires.warnings if w not in self.warnings)
 
     def _create_reader(self, entity: str, sensor: Any) -> Any:
         create = _reader_factory()
@@ -213,6 +201,7 @@ class Simulation:
             for sub in range(self.substeps, 0, -1):
                 self._apply_motors()
                 self._apply_pushes(last=sub == 1)
+                self._wires.apply(self.step_length / self.substeps)
                 pb.stepSimulation(physicsClientId=self.client)
             self._steps += 1
             self._guard.check(self._steps)

@@ -16,9 +16,14 @@ Supported subset (RaiSim 1.x/2.x world configuration files):
   ``collision_group``/``collision_mask``, ``exist``; children ``inertia`` (about the COM; derived
   from the shape when absent) and ``state`` (``pos``, ``quat`` as **w x y z**, ``lin_vel``,
   ``ang_vel``).
-- ``wire``: ``type`` stiff/compliant (``stiffness``), ``length`` (default: the distance between
-  the attachment points at the start), ``object1``/``object2`` with ``name`` plus ``pos`` (body
-  frame of a single body) or ``frame`` (a joint or link of an articulated system).
+- ``wire``: ``type`` stiff, compliant (``stiffness``, N/m) or custom (``tension``, N; RaiSim sets
+  it from a program, absent: 0 with a warning), ``stretch_type`` (STRETCH_RESISTANCE_ONLY,
+  COMPRESSION_RESISTANCE_ONLY, BOTH), ``length`` (default: the distance between the attachment
+  points at the start), ``object1``/``object2`` with ``name`` plus ``pos`` (body frame of a
+  single body) or ``frame`` (a joint or link of an articulated system); simulated by
+  :mod:`scene_sim_ros.sim.wires`.
+- ``com`` of any single body (primitives, ``compound``, ``mesh``): the centre of mass in the
+  body frame (the inertial frame's offset).
 - Templates: ``@@name`` from ``<params>`` and the ``parameters`` argument (which wins),
   ``{math}`` (see :mod:`.expressions`), ``<array idx="@@i" start end increment>`` with ``end``
   exclusive, ``<include value="file"/>`` (its top-level elements are merged in place).
@@ -43,6 +48,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 from lxml import etree
@@ -68,6 +74,7 @@ from ...scene import (
 )
 from ...scene.geometry import GREY, RGBA, Shape
 from ...scene.inertia import Inertia6, combine, primitive_inertia, rotate_inertia, sphere_inertia
+from ...scene.model import WireKind, WireStretch
 from ...scene.transforms import IDENTITY, Pose, Vec3, quat_from_axis_angle, quat_normalized
 from .. import urdf as urdf_format
 from . import expressions, sensors, terrain
@@ -104,6 +111,7 @@ class _Loader:
     missing: dict[str, str] = field(default_factory=dict)  # parameter -> first location
     metadata: dict = field(default_factory=dict)
     include_stack: list[Path] = field(default_factory=list)
+    once: dict[str, tuple[int, int]] = field(default_factory=dict)  # message -> (index, count)
 
     def warn(self, file: Path, line: int | None, message: str) -> None:
         text = f'{file}:{line}: {message}' if line else f'{file}: {message}'
@@ -111,6 +119,20 @@ class _Loader:
 
     def error(self, file: Path, line: int | None, message: str) -> None:
         self.errors.append(f'{file}:{line}: {message}' if line else f'{file}: {message}')
+
+    def warn_once(self, file: Path, line: int | None, message: str) -> None:
+        """One warning per distinct ``message`` (at its first place) with the count of the
+        places it applies to: an unknown attribute used 150 times is one warning."""
+        target = self.errors if self.strict else self.warnings
+        seen = self.once.get(message)
+        if seen is None:
+            self.once[message] = (len(target), 1)
+            self.warn(file, line, message)
+            return
+        index, count = seen
+        self.once[message] = (index, count + 1)
+        text = target[index].removesuffix(f' ({count} times)')
+        target[index] = f'{text} ({count + 1} times)'
 
 
 class Node:
@@ -239,11 +261,12 @@ class Node:
     def finish(self, known_children: tuple[str, ...] = ()) -> None:
         for key, (raw_name, _) in self.attributes.items():
             if key not in self.used:
-                self.warn(f'unknown attribute {raw_name!r} of <{self.element.tag}> ignored')
+                self.loader.warn_once(self.file, self.line, f'unknown attribute {raw_name!r} of '
+                                      f'<{self.element.tag}> ignored')
         for child in self.children():
             if child.tag not in known_children:
-                child.warn(f'unknown element <{child.element.tag}> in <{self.element.tag}> '
-                           'ignored')
+                self.loader.warn_once(child.file, child.line, f'unknown element '
+                                      f'<{child.element.tag}> in <{self.element.tag}> ignored')
 
 
 # --- the world ---------------------------------------------------------------------------------
@@ -613,7 +636,8 @@ def _primitive(node: Node) -> Entity | None:
     inertia = _given_inertia(node) or shape_inertia(shape, mass)
     pose, linear, angular = _state_pose(node)
     name = node.get('name') or node.tag
-    link = _single_link(name, shape, Inertial(mass, (0.0, 0.0, 0.0), inertia),
+    com = node.vec3('com', (0.0, 0.0, 0.0)) or (0.0, 0.0, 0.0)
+    link = _single_link(name, shape, Inertial(mass, com, inertia),
                         node.get('material'), _appearance(node))
     entity = _common(node, link, pose, linear, angular)
     node.finish(('dim', 'inertia', 'state'))
@@ -905,8 +929,9 @@ def _wire(node: Node, entities: list[Entity]) -> Wire | None:
         by_name.setdefault(entity.name, entity)
     name = node.get('name') or f'wire{node.line}'
     kind = (node.get('type') or 'stiff').lower()
-    node.raw('stretch_type')
+    stretch = _wire_stretch(node)
     stiffness = node.number('stiffness')
+    tension = node.number('tension')
     length = node.number('length')
     ends = []
     for tag in ('object1', 'object2'):
@@ -922,14 +947,34 @@ def _wire(node: Node, entities: list[Entity]) -> Wire | None:
     (body_a, point_a, world_a), (body_b, point_b, world_b) = end_a, end_b
     if length is None:
         length = math.dist(world_a, world_b)
-    if kind == 'stiff':
-        stiffness = None
-    elif kind == 'compliant':
+    if kind not in ('stiff', 'compliant', 'custom'):
+        node.warn(f'wire type {kind!r} not supported; treated as stiff')
+        kind = 'stiff'
+    if kind == 'compliant':
+        if stiffness is None:
+            node.warn(f'compliant wire {name!r} has no stiffness; 1000 N/m assumed')
         stiffness = stiffness if stiffness is not None else 1000.0
     else:
-        node.warn(f'wire type {kind!r} not supported; treated as stiff')
         stiffness = None
-    return Wire(name, body_a, point_a, body_b, point_b, length, stiffness)
+    if kind == 'custom' and tension is None:
+        node.warn(f'custom wire {name!r}: its tension is set by a RaiSim program at run time; '
+                  f'none given (tension attribute), so it pulls with 0 N')
+    return Wire(name, body_a, point_a, body_b, point_b, length, stiffness,
+                kind=cast(WireKind, kind), stretch=stretch, tension=tension or 0.0)
+
+
+def _wire_stretch(node: Node) -> WireStretch:
+    """RaiSim's ``stretch_type``: STRETCH_RESISTANCE_ONLY (default), COMPRESSION_RESISTANCE_ONLY
+    or BOTH."""
+    raw = (node.get('stretch_type') or '').lower()
+    if not raw or 'stretch' in raw:
+        return 'stretch'
+    if 'compression' in raw:
+        return 'compression'
+    if 'both' in raw:
+        return 'both'
+    node.warn(f'unknown stretch_type {raw!r}; stretch resistance only assumed')
+    return 'stretch'
 
 
 def _wire_end(node: Node, by_name: Mapping[str, Entity]

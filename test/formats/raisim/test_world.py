@@ -357,3 +357,40 @@ def test_wires_stiff_and_compliant(write_file: WriteFile) -> None:
     assert (rope.body_a, rope.body_b) == ('a/a', 'b/b')
     assert rope.length == pytest.approx(0.8) and rope.stiffness is None
     assert (spring.length, spring.stiffness) == (2.0, 500.0)
+
+
+def test_wire_kinds_stretch_types_and_custom_tension(write_file: WriteFile) -> None:
+    scene = load(world(write_file, """
+        <objects>
+            <sphere name="a" mass="1" com="0 0 0.05"><dim radius="0.1"/><state pos="0 0 2"/></sphere>
+            <sphere name="b" mass="1"><dim radius="0.1"/><state pos="0 0 1"/></sphere>
+        </objects>
+        <wire name="rod" type="stiff" stretch_type="BOTH" length="1">
+            <object1 name="a" pos="0 0 0"/><object2 name="b" pos="0 0 0"/>
+        </wire>
+        <wire name="pusher" type="compliant" stiffness="50" stretch_type="COMPRESSION_RESISTANCE_ONLY">
+            <object1 name="a" pos="0 0 0"/><object2 name="b" pos="0 0 0"/>
+        </wire>
+        <wire name="winch" type="custom">
+            <object1 name="a" pos="0 0 0"/><object2 name="b" pos="0 0 0"/>
+        </wire>
+        <wire name="pulled" type="custom" tension="3">
+            <object1 name="a" pos="0 0 0"/><object2 name="b" pos="0 0 0"/>
+        </wire>"""))
+    rod, pusher, winch, pulled = scene.wires
+    assert (rod.kind, rod.stretch, rod.stiffness) == ('stiff', 'both', None)
+    assert (pusher.kind, pusher.stretch, pusher.stiffness) == ('compliant', 'compression', 50.0)
+    assert (winch.kind, winch.tension, pulled.tension) == ('custom', 0.0, 3.0)
+    assert [w for w in scene.warnings if 'custom wire' in w and 'winch' in w]
+    assert not [w for w in scene.warnings if 'pulled' in w or 'com' in w]
+    assert scene.entity('a').root.inertial.com == (0.0, 0.0, 0.05)
+
+
+def test_unknown_attribute_used_many_times_is_warned_once(write_file: WriteFile) -> None:
+    boxes = '\n'.join(f'<box name="b{i}" mass="1" com="0 0 0.{i}" shininess="2"><dim x="1" y="1" '
+                      f'z="1"/><state pos="{i} 0 0"/></box>' for i in range(1, 4))
+    scene = load(world(write_file, f'<objects>{boxes}</objects>'))
+    shininess = [w for w in scene.warnings if 'shininess' in w]
+    assert len(shininess) == 1 and shininess[0].endswith('ignored (3 times)')
+    assert [scene.entity(f'b{i}').root.inertial.com for i in (1, 2, 3)] == \
+        [(0.0, 0.0, 0.1), (0.0, 0.0, 0.2), (0.0, 0.0, 0.3)]
