@@ -40,10 +40,15 @@ robot. Decorative instances (top-level arenas and backgrounds, appearances) are 
 one warning each, or are errors with ``strict=True``; the floor PROTOs ``RectangleArena`` and
 ``Floor`` are replaced by a static plane at their pose (with a warning saying so), so that the
 Webots device sample worlds load and their robots stand on a floor.
+
+Procedural PROTOs (JavaScript or Lua templates) are expanded by :mod:`.template`; the
+``webots.template_time_limit`` (seconds, default 2) and ``webots.template_memory_limit`` (MiB,
+default 256) parameters bound each expansion.
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -67,6 +72,7 @@ from .mapping import (
 from .nodes import Node
 from .parser import Document, parse_file
 from .protos import BASE_NODES, ProtoLibrary, search_path
+from .template import Limits
 
 ROBOT_FIELDS = frozenset({'controller', 'controllerArgs', 'supervisor', 'extensionSlot',
                           'bodySlot', 'toolSlot', 'sensorSlot'})
@@ -157,6 +163,19 @@ def _y_up(document: Document, world_info: Node | None) -> bool:
     return system != 'ENU'
 
 
+def _template_context(document: Document, path: Path) -> dict[str, str]:
+    """What a procedural PROTO's ``context`` says about the world being loaded."""
+    info = next((n for n in document.nodes if n.type == 'WorldInfo'), None)
+    old = document.version is not None and document.version[0] < NEW_AXES_YEAR
+    system = info.string('coordinateSystem', 'NUE' if old else 'ENU') if info else (
+        'NUE' if old else 'ENU')
+    world = path.resolve()
+    project = world.parent.parent if world.parent.name == 'worlds' else world.parent
+    return {'world': str(world) if path.suffix.lower() == '.wbt' else '',
+            'project_path': str(project) + '/', 'coordinate_system': system,
+            'temporary_files_path': tempfile.gettempdir() + '/'}
+
+
 def _raise_collected(context: Context, library: ProtoLibrary) -> None:
     if not context.errors:
         return
@@ -198,6 +217,8 @@ def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
                                context.errors if strict else context.warnings).append(
                                f'{file}:{line}: {message}'))
     library.add(document)
+    library.limits = Limits.from_parameters(parameters)
+    library.template_context = _template_context(document, path)
     top = _proto_instance(document, path) if path.suffix.lower() == '.proto' else document.nodes
     nodes = library.expand_all(top)
     _check_names(nodes, library, context)

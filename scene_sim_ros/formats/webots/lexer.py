@@ -1,9 +1,9 @@
 """Tokens of the Webots world syntax (VRML97 with Webots' additions).
 
 ``#`` starts a comment to the end of the line (the ``#VRML_SIM R2023b utf8`` header is one);
-commas are white space; strings use ``"`` with backslash escapes; ``%< ... >%`` template blocks
-of procedural PROTOs come out as single ``template`` tokens so that braces inside JavaScript
-never unbalance the node syntax.
+commas are white space; strings use ``"`` with backslash escapes; ``%< ... >%`` (JavaScript)
+and ``%{ ... }%`` (Lua) template blocks of procedural PROTOs come out as single ``template``
+tokens so that braces inside the code never unbalance the node syntax.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ HEADER = re.compile(r'#VRML_(?:SIM|OBJ|PROTO) ([RV]?\d+(?:\.\d+)*[a-z]?)')
 _TOKEN = re.compile(r"""
     (?P<space>[\s,]+)
   | (?P<comment>\#[^\n]*)
-  | (?P<template>%<.*?>%)
+  | (?P<template>%<.*?>%|%\{.*?\}%)
   | (?P<string>"(?:[^"\\]|\\.)*")
   | (?P<number>[+-]?(?:0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?))(?![\w.])
   | (?P<punct>[{}\[\]])

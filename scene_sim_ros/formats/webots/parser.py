@@ -9,7 +9,7 @@ Grammar (VRML97 as Webots writes it)::
     node      := [DEF name] Type '{' (fieldName (value | IS name))* '}' | USE name | NULL
     value     := '[' item* ']' | node | scalar+        (scalar: number, string, TRUE, FALSE)
 
-A PROTO body containing ``%< >%`` templates is kept as text and parsed per instance after the
+A PROTO body containing ``%< >%`` or ``%{ }%`` templates is kept as text and parsed per instance after the
 template has been evaluated (see :mod:`.template`).
 """
 

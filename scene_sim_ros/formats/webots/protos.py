@@ -11,7 +11,9 @@ decides (see the package docstring).
 
 Expansion replaces each instance by a copy of the PROTO body's first node, with ``IS`` fields
 bound to the instance's values or the interface defaults; nested instances are expanded in turn.
-A procedural body (``%< >%``) is first evaluated with :mod:`.template`.
+A procedural body (JavaScript ``%< >%`` or Lua ``%{ }%``) is first expanded per instance with
+:mod:`.template` (its ``context`` from :attr:`ProtoLibrary.template_context`, its limits from
+:attr:`ProtoLibrary.limits`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ...errors import SceneLoadError
 from . import fields
 from .nodes import IsRef, Node, Value
 from .parser import Document, ProtoDef, parse_file, parse_text
-from .template import evaluate
+from .template import UNDEFINED, Limits, evaluate
 
 MAX_DEPTH = 64
 REMOTE_SCHEMES = ('webots://', 'http://', 'https://')
@@ -60,6 +62,9 @@ class ProtoLibrary:
         self.file_cache: dict[Path, Document] = {}
         self.missing: dict[str, str] = {}  # PROTO name -> URL, in order of first use
         self.unknown: list[Node] = []  # instances of a type neither built in nor a PROTO found
+        self.limits = Limits()
+        self.template_context: dict[str, Any] = {}  # world, project_path, coordinate_system
+        self.template_count = 0
 
     def add(self, document: Document) -> None:
         self.documents[document.file] = document
@@ -149,8 +154,12 @@ class ProtoLibrary:
             values[name] = value
         body = proto.body
         if proto.template_text is not None:
-            text = evaluate(proto.template_text, _template_fields(proto, values), proto.file,
-                            proto.template_line)
+            self.template_count += 1
+            context = {**self.template_context, 'proto': str(Path(proto.file).resolve()),
+                       'id': str(self.template_count)}
+            text = evaluate(proto.template_text, self._template_fields(proto, values),
+                            proto.file, proto.template_line, context=context,
+                            header=_header(proto.file), limits=self.limits)
             body = parse_text(text, proto.file, proto.template_line).nodes
         if not body:
             raise SceneLoadError(f'PROTO {proto.name} has an empty body', proto.file, proto.line)
@@ -158,6 +167,44 @@ class ProtoLibrary:
         root.def_name = instance.def_name
         root.proto = proto.name
         return root
+
+    # template values: Webots' JavaScript shapes of field values --------------------------------
+    def _template_fields(self, proto: ProtoDef, values: dict[str, Value]) -> dict[str, Any]:
+        return {name: {'value': self._js_value(f.type, values[name]),
+                       'defaultValue': self._js_value(f.type, f.default)}
+                for name, f in proto.fields.items()}
+
+    def _js_value(self, field_type: str | None, value: Value) -> Any:
+        items: list[Any] = [self._js_node(i) if isinstance(i, Node)
+                            else UNDEFINED if i is None else i for i in value.items]
+        if field_type is None:  # a field of a built-in node: typed by its shape
+            if value.bracketed:
+                return items
+            if len(items) in (2, 3, 4) and all(isinstance(i, float) for i in items):
+                return dict(zip('xyza', items))
+            return items[0] if items else None
+        names = _COMPONENTS.get(field_type)
+        if names is not None:
+            groups = [dict(zip(names, items[k:k + len(names)]))
+                      for k in range(0, len(items), len(names))]
+            return groups if field_type.startswith('MF') else (groups[0] if groups else None)
+        if field_type.startswith('MF'):
+            return items
+        return items[0] if items else None
+
+    def _js_node(self, node: Node) -> dict[str, Any]:
+        found = self.resolve(node) if node.type not in BASE_NODES else None
+        if isinstance(found, ProtoDef):
+            values = {name: f.default for name, f in found.fields.items()}
+            values.update((k, v) for k, v in node.fields.items()
+                          if k in found.fields and isinstance(v, Value))
+            return {'node_name': node.type, 'fields': self._template_fields(found, values)}
+        node_fields: dict[str, Any] = {}
+        for name, value in node.fields.items():
+            if isinstance(value, Value):
+                converted = self._js_value(None, value)
+                node_fields[name] = {'value': converted, 'defaultValue': converted}
+        return {'node_name': node.type, 'fields': node_fields}
 
 
 def _substitute(node: Node, values: dict[str, Value], proto: ProtoDef,
@@ -184,23 +231,18 @@ _COMPONENTS = {'SFVec2f': 'xy', 'SFVec3f': 'xyz', 'SFColor': 'rgb', 'SFRotation'
                'MFVec2f': 'xy', 'MFVec3f': 'xyz', 'MFColor': 'rgb', 'MFRotation': 'xyza'}
 
 
-def _js_value(field_type: str, value: Value) -> Any:
-    items: list[Any] = [({'node_name': i.type} if isinstance(i, Node) else i)
-                        for i in value.items]
-    names = _COMPONENTS.get(field_type)
-    if names is not None:
-        groups = [dict(zip(names, items[k:k + len(names)]))
-                  for k in range(0, len(items), len(names))]
-        return groups if field_type.startswith('MF') else (groups[0] if groups else None)
-    if field_type.startswith('MF'):
-        return items
-    return items[0] if items else None
-
-
-def _template_fields(proto: ProtoDef, values: dict[str, Value]) -> dict[str, dict[str, Any]]:
-    return {name: {'value': _js_value(f.type, values[name]),
-                   'defaultValue': _js_value(f.type, f.default)}
-            for name, f in proto.fields.items()}
+def _header(file: str) -> str:
+    """The leading comment lines of a PROTO file (where ``# template language: lua`` is)."""
+    try:
+        with open(file, encoding='utf-8', errors='replace') as stream:
+            lines = []
+            for line in stream:
+                if not line.startswith('#'):
+                    break
+                lines.append(line)
+            return ''.join(lines)
+    except OSError:
+        return ''
 
 
 def search_path(parameter: str | None) -> list[Path]:

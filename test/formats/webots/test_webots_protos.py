@@ -107,7 +107,7 @@ def test_procedural_template_substitutes_field_values(write_file):
     assert rod.root.collisions[0].shape.size == (0.1, 0.1, 0.8)
 
 
-def test_unsupported_template_is_an_error_naming_file_and_line(write_file):
+def test_template_loop_repeats_vrml_text(write_file):
     world = write_file('w.wbt', """#VRML_SIM R2023b utf8
     PROTO Loop [ field SFInt32 n 3 ]
     {
@@ -121,8 +121,7 @@ def test_unsupported_template_is_an_error_naming_file_and_line(write_file):
     }
     Loop { }
     """)
-    with pytest.raises(SceneLoadError, match=r'w\.wbt:6: procedural PROTO template not supported'):
-        load(world)
+    assert len(load(world).entities[0].root.visuals) == 3
 
 
 REMOTE = """#VRML_SIM R2023b utf8

@@ -1,0 +1,196 @@
+"""Procedural PROTOs run by a real engine: JavaScript (QuickJS) and Lua (lupa) templates with
+Webots' template API (fields, context, helper modules), errors at PROTO:line, and limits."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from scene_sim_ros.errors import SceneLoadError
+from scene_sim_ros.formats.webots import load
+from scene_sim_ros.formats.webots.template import Limits, evaluate
+
+FIELDS = {'n': {'value': 3, 'defaultValue': 1},
+          'size': {'value': {'x': 1, 'y': 2, 'z': 0.5}, 'defaultValue': {'x': 1, 'y': 1, 'z': 1}},
+          'flag': {'value': False, 'defaultValue': True}}
+
+
+def test_javascript_loop_conditional_and_objects_give_the_text_webots_would():
+    body = """
+      %< const box = {w: fields.size.value.x * 2, label: 'b'}; >%
+      Group { children [
+      %< for (let i = 0; i < fields.n.value; ++i) { >%
+        Transform { translation %<= i * 0.5 >% 0 0 children [ Shape { geometry Box { size %<= box.w >% 1 1 } } ] }
+      %< } >%
+      %< if (fields.flag.value) { >% Shape { } %< } else { >% Group { } %< } >%
+      ] }"""
+    text = evaluate(body, FIELDS, 'P.proto', 1)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    assert lines == ['Group { children [',
+                     'Transform { translation 0 0 0 children [ Shape { geometry Box { size 2 1 1 } } ] }',
+                     'Transform { translation 0.5 0 0 children [ Shape { geometry Box { size 2 1 1 } } ] }',
+                     'Transform { translation 1 0 0 children [ Shape { geometry Box { size 2 1 1 } } ] }',
+                     'Group { }',
+                     '] }']
+
+
+def test_javascript_numbers_are_written_as_javascript_writes_them():
+    text = evaluate('%<= 0.1 + 0.2 >% %<= 1 / 4 >% %<= 3.0 >% %<= 1e21 >% %<= [1, 2] >%', {},
+                    'P.proto', 1)
+    assert text == '0.30000000000000004 0.25 3 1e+21 1,2'
+
+
+def test_vrml_text_is_copied_exactly():
+    text = evaluate('Solid { name "a \\"b\\" `c` ${d}" } %<= 1 >%', {}, 'P.proto', 1)
+    assert text == 'Solid { name "a \\"b\\" `c` ${d}" } 1'
+
+
+def test_default_values_context_and_modules():
+    body = """%< import * as wbvector3 from 'wbvector3.js';
+       import { combine } from 'wbrotation.js';
+       import * as wbgeometry from 'wbgeometry.js';
+       const r = combine({x: 0, y: 0, z: 1, a: Math.PI / 2}, {x: 0, y: 0, z: 1, a: Math.PI / 2});
+       const c = wbgeometry.circle(1, 4, {x: 0, y: 0}, 0); >%
+    %<= fields.n.defaultValue >% %<= fields.size.defaultValue.y >%
+    %<= wbvector3.norm(wbvector3.cross({x: 1, y: 0, z: 0}, {x: 0, y: 2, z: 0})) >%
+    %<= r.a.toFixed(4) >% %<= c.length >% %<= Math.round(c[1].y) >%
+    %<= context.coordinate_system >% %<= context.os >% %<= context.id >%
+    %<= context.webots_version.major >% %<= context.world >%"""
+    text = evaluate(body, FIELDS, 'P.proto', 1,
+                    context={'coordinate_system': 'NUE', 'id': '7', 'world': '/w/x.wbt'})
+    assert text.split() == ['1', '1', '2', '3.1416', '5', '1', 'NUE', 'linux', '7', 'R2025a',
+                            '/w/x.wbt']
+
+
+def test_unknown_module_is_an_error_at_its_line():
+    with pytest.raises(SceneLoadError, match=r"P\.proto:11: template error: no module 'wbnope\.js'"):
+        evaluate("\n%< import * as m from 'wbnope.js'; >%", {}, 'P.proto', 10)
+
+
+PROTOS = """#VRML_SIM R2023b utf8
+PROTO Body [ field SFVec3f size 1 2 3 ]
+{ Box { size IS size } }
+PROTO Rack [
+  field SFInt32 count 2
+  field SFBool  heavy FALSE
+  field SFNode  shape Body { }
+  field SFNode  extra NULL
+  field SFColor tint 1 0 0
+]
+{
+  %< const s = fields.shape.value; >%
+  Robot {
+    name "%<= s.node_name + '-' + s.fields.size.value.z + '-' + s.fields.size.defaultValue.z + '-' + (fields.extra.value === undefined) + '-' + fields.tint.value.r >%"
+    children [
+      %< for (let i = 0; i < fields.count.value; ++i) { >%
+        Solid {
+          translation 0 0 %<= i >%
+          name "slot%<= i >%"
+          %< if (fields.heavy.value) { >% physics Physics { mass 5 } %< } else { >% physics Physics { mass 1 } %< } >%
+          boundingObject Box { size 0.1 0.1 0.1 }
+        }
+      %< } >%
+    ]
+  }
+}
+"""
+
+
+def test_javascript_proto_in_a_world(write_file):
+    world = write_file('w.wbt', PROTOS + 'Rack { count 3 heavy TRUE shape Body { size 1 1 9 } }\n')
+    robot = load(world).entities[0]
+    assert robot.name == 'Body-9-3-true-1'
+    assert len(robot.links) == 4
+    assert robot.mass == pytest.approx(15.0)
+
+
+LUA_PROTO = """#VRML_SIM R2021a utf8
+# template language: lua
+PROTO LuaRack [
+  field SFInt32 count 2
+  field SFVec3f step 0 0 0.5
+  field SFBool  heavy FALSE
+]
+{
+  %{ local wbcore = require('wbcore')
+     local step = wbcore.tablecopy(fields.step.value) }%
+  Robot {
+    name "lua-%{= fields.count.value }%-%{= fields.count.defaultValue }%-%{= context.coordinate_system }%"
+    children [
+      %{ for i = 0, fields.count.value - 1 do }%
+        Solid {
+          translation 0 0 %{= i * step.z }%
+          name "slot%{= i }%"
+          %{ if fields.heavy.value then }% physics Physics { mass 5 } %{ else }% physics Physics { mass 1 } %{ end }%
+          boundingObject Box { size 0.1 0.1 0.1 }
+        }
+      %{ end }%
+    ]
+  }
+}
+"""
+
+
+def test_lua_proto_loop_conditional_and_fields(write_file):
+    write_file('LuaRack.proto', LUA_PROTO)
+    world = write_file('w.wbt', '#VRML_SIM R2021a utf8\n'
+                       'WorldInfo { coordinateSystem "ENU" }\nLuaRack { count 3 heavy TRUE }\n')
+    robot = load(world).entities[0]
+    assert robot.name == 'lua-3-2-ENU'
+    assert len(robot.links) == 4
+    assert robot.mass == pytest.approx(15.0)
+
+
+def test_lua_text_and_numbers():
+    text = evaluate('%{ x = 0.5 }%\n%{= x * 2 }% %{= 0.1 + 0.2 }% [[a]] %{= "s" }%', {}, 'P.proto',
+                    1, header='# template language: lua')
+    assert text == '\n1 0.3 [[a]] s'
+
+
+@pytest.mark.parametrize(('body', 'line', 'message'), [
+    ('Solid {\n  %< const a = null; >%\n  name "%<= a.b >%"\n}', 3, "cannot read property 'b'"),
+    ('Solid {\n\n  %< let = ; >%\n}', 3, 'SyntaxError'),
+    # QuickJS gives no line inside functions: the error is at the line that called it
+    ('Solid {\n  %< function f() { throw new Error("bad size"); } >%\n\n  %<= f() >%\n}', 4,
+     'bad size'),
+    ("%< import * as v from 'wbvector3.js'; >%\nSolid {\n  name \"%<= v.norm(3) >%\"\n}", 3,
+     'wbvector3.norm'),
+    ('Solid {\n  %{ local a = nil }%\n  %{= a.b }%\n}', 3, 'attempt to index'),
+    ('Solid {\n  %{ error("bad size") }%\n}', 2, 'bad size'),
+])
+def test_template_error_points_at_proto_and_line(write_file, body, line, message):
+    header = '#VRML_SIM R2023b utf8\nPROTO Broken [ ]\n{\n'
+    proto = write_file('protos/Broken.proto', header + body + '\n}\n')
+    world = write_file('w.wbt', '#VRML_SIM R2023b utf8\nBroken { }\n')
+    with pytest.raises(SceneLoadError) as err:
+        load(world)
+    assert str(err.value).startswith(f'{proto}:{line + 3}: template error: ')
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize('body', ['%< while (true) {} >%', '%{ while true do end }%'])
+def test_endless_template_stops_at_the_time_limit(write_file, body):
+    write_file('Forever.proto', f'#VRML_SIM R2023b utf8\nPROTO Forever [ ]\n{{\n  {body}\n  Solid {{ }}\n}}\n')
+    world = write_file('w.wbt', '#VRML_SIM R2023b utf8\nForever { }\n')
+    start = time.monotonic()
+    with pytest.raises(SceneLoadError, match=r'Forever\.proto:[34]: template error: stopped after '
+                       r'the time limit of 0\.3 s'):
+        load(world, parameters={'webots.template_time_limit': '0.3'})
+    assert time.monotonic() - start < 3.0
+
+
+@pytest.mark.parametrize('body', ['%< const a = []; while (true) a.push(new Array(1e5).fill(1)); >%',
+                                  '%{ local t = {} for i = 1, 1e9 do t[i] = {i} end }%'])
+def test_greedy_template_stops_at_the_memory_limit(body):
+    with pytest.raises(SceneLoadError, match=r'P\.proto:\d+: template error: stopped at the '
+                       r'memory limit of 32 MiB'):
+        evaluate(body, {}, 'P.proto', 1, limits=Limits(5.0, 32 * 2**20))
+
+
+def test_limits_come_from_parameters():
+    assert Limits.from_parameters({}) == Limits(2.0, 256 * 2**20)
+    assert Limits.from_parameters({'webots.template_time_limit': '0.5',
+                                   'webots.template_memory_limit': '64'}) == Limits(0.5, 64 * 2**20)
+    with pytest.raises(SceneLoadError):
+        Limits.from_parameters({'webots.template_time_limit': '-1'})
