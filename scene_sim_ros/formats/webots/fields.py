@@ -56,6 +56,7 @@ BASE_FIELDS: dict[str, frozenset[str]] = {
     'PointLight': _f('attenuation location radius', _LIGHT),
     'SpotLight': _f('attenuation beamWidth cutOffAngle direction location radius', _LIGHT),
     'Group': _f('children'),
+    'Slot': _f('type endPoint'),
     'Pose': _f('translation rotation children translationStep rotationStep'),
     'Transform': _f('translation rotation scale children translationStep rotationStep'),
     'Solid': _SOLID,

@@ -68,8 +68,13 @@ INFINITE_FRICTION = 1e4  # Webots writes -1 for infinite Coulomb friction
 UNSIMULATED_DEVICES = frozenset({
     'LED', 'Emitter', 'Receiver', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
     'Connector', 'Charger', 'Propeller', 'Altimeter', 'VacuumGripper', 'Track', 'Brake',
-    'Muscle', 'Skin', 'Focus', 'Zoom', 'Recognition', 'Lens', 'LensDistortion', 'Slot',
+    'Muscle', 'Skin', 'Focus', 'Zoom', 'Recognition', 'Lens', 'LensDistortion',
     'Billboard', 'TrackWheel', 'CadShape',
+})
+# the devices above that are Solids: a body of their own (bounding object, physics, children)
+UNSIMULATED_SOLIDS = frozenset({
+    'LED', 'Emitter', 'Receiver', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
+    'Connector', 'Charger', 'Altimeter', 'VacuumGripper', 'Track',
 })
 DECORATIVE_FIELDS = frozenset({'appearance', 'material', 'texture', 'baseColorMap'})
 
@@ -86,6 +91,24 @@ def unique(name: str, used: set[str]) -> str:
 
 def node_pose(node: Node) -> Pose:
     return Pose(node.vec3('translation', (0.0, 0.0, 0.0)), node.rotation())
+
+
+def solid_name(node: Node) -> str:
+    """The ``name`` of a Solid, Robot or device, with Webots' default for its type."""
+    default = SENSOR_HANDLERS[node.type][1] if node.type in SENSOR_HANDLERS else 'solid'
+    return node.string('name', 'robot' if node.type == 'Robot' else default)
+
+
+def through_slots(node: Node) -> Node | None:
+    """What a Slot (or a pair of them) holds: the first endPoint that is not a Slot."""
+    seen: set[int] = set()
+    current: Node | None = node
+    while current is not None and current.type == 'Slot' and current.missing_url is None:
+        if id(current) in seen:
+            return None
+        seen.add(id(current))
+        current = current.node('endPoint')
+    return current
 
 
 @dataclass
@@ -161,13 +184,17 @@ class EntityBuilder:
 
     # solids ----------------------------------------------------------------------------------
     def solid(self, solid: Node, link: LinkDraft, offset: Pose) -> None:
-        """Add ``solid``'s contents, physics and bounding object to ``link`` at ``offset``."""
+        """Add ``solid``'s contents, physics and bounding object to ``link`` at ``offset``; a
+        device (a Solid too in Webots) also adds its sensor there."""
+        if solid.type in SENSOR_HANDLERS:
+            self.device(solid, link, offset)
         self.children(solid.nodes('children'), link, offset)
         bounds = self.bounding(solid.node('boundingObject'), IDENTITY)
         material = solid.string('contactMaterial', 'default')
-        for index, (shape, pose) in enumerate(bounds):
-            link.collisions.append(Collision(shape, offset * pose, material,
-                                             f'{link.name}:{index}' if index else link.name))
+        if solid.type != 'TouchSensor':  # its handler adds them, named for the sensor
+            for index, (shape, pose) in enumerate(bounds):
+                link.collisions.append(Collision(shape, offset * pose, material,
+                                                 f'{link.name}:{index}' if index else link.name))
         physics = solid.node('physics')
         if physics is not None:
             mass, com, inertia = self.mass_properties(physics, bounds)
@@ -237,10 +264,14 @@ class EntityBuilder:
             handler = CHILD_HANDLERS.get(child.type)
             if handler is not None:
                 handler(self, child, link, pose)
-            elif child.type in SENSOR_HANDLERS:
-                self.device(child, link, pose)
+            elif child.type in SENSOR_HANDLERS:  # a Solid with a sensor
+                self.nested_solid(child, link, pose)
             elif child.type in JOINT_HANDLERS:
                 JOINT_HANDLERS[child.type](self, child, link, pose)
+            elif child.type in UNSIMULATED_SOLIDS:
+                self.context.warn_once(child, f'{child.type} is not simulated; it is kept as a '
+                                       'solid')
+                self.nested_solid(child, link, pose)
             elif child.type in UNSIMULATED_DEVICES:
                 self.context.warn_once(child, f'{child.type} is not simulated; only its shapes '
                                        'are kept')
@@ -317,31 +348,41 @@ class EntityBuilder:
         if node.node('physics') is None:
             self.solid(node, link, placed)
             return
-        child = self.draft.new_link(node.string('name', 'solid'))
+        child = self.draft.new_link(solid_name(node))
         self.solid(node, child, IDENTITY)
         self.draft.joints.append(Joint(unique(f'{child.name} fixed', self.draft.joint_names),
                                        'fixed', link.name, child.name, placed))
 
+    def slot(self, node: Node, link: LinkDraft, pose: Pose) -> None:
+        """A Slot pair only constrains what a PROTO field accepts: its endPoint is mounted as
+        if it stood in ``children``."""
+        end = through_slots(node)
+        if end is not None:
+            self.children([end], link, pose)
+
     # devices ---------------------------------------------------------------------------------
-    def device(self, node: Node, link: LinkDraft, pose: Pose) -> None:
-        mount = pose * node_pose(node)
+    def device(self, node: Node, link: LinkDraft, mount: Pose) -> None:
+        """The sensor of device ``node`` on ``link``, the device's frame at ``mount``."""
         handler, default_name = SENSOR_HANDLERS[node.type]
         name = unique(node.string('name', default_name), self.draft.sensor_names)
         if node.type in OPTICAL_DEVICES and self.context.y_up:
             mount = mount * OLD_OPTICAL_TO_SENSOR
         self.draft.sensors.append(handler(self, node, name, link, mount))
-        self.children(node.nodes('children'), link, pose * node_pose(node))
 
     # joints ----------------------------------------------------------------------------------
     def end_point(self, joint: Node) -> Node | None:
         end = joint.node('endPoint')
+        if end is not None and end.type == 'Slot':
+            end = through_slots(end)
         if end is None:
             self.context.warn(joint, f'{joint.type} without endPoint is ignored')
             return None
         if end.missing_url is not None:
             self.missing(end)
             return None
-        if end.type not in ('Solid', 'Robot') and end.type not in SENSOR_HANDLERS:
+        if end.type in UNSIMULATED_SOLIDS:
+            self.context.warn_once(end, f'{end.type} is not simulated; it is kept as a solid')
+        elif end.type not in ('Solid', 'Robot') and end.type not in SENSOR_HANDLERS:
             self.context.warn(end, f'{joint.type}.endPoint {end.type} is not supported; ignored')
             return None
         return end
@@ -421,7 +462,7 @@ class EntityBuilder:
             else:
                 end_pose = Pose(scale(normalized(axis), -position)) * end_pose
         frame = Pose(anchor, end_pose.orientation) if anchor is not None else end_pose
-        child = self.draft.new_link(end.string('name', 'solid'))
+        child = self.draft.new_link(solid_name(end))
         self.solid(end, child, frame.inverse() * end_pose)
         child_axis = quat_rotate(quat_conjugate(frame.orientation), axis)
         self.add_joint(node, kind, link, child, pose * frame, child_axis, parameters, 'device',
@@ -437,11 +478,11 @@ class EntityBuilder:
         axis1 = first.vec3('axis', (1.0, 0.0, 0.0))
         axis2 = second.vec3('axis', (0.0, 0.0, 1.0))
         end_pose = node_pose(end)
-        middle = self.draft.new_link(f'{end.string("name", "solid")} hinge2')
+        middle = self.draft.new_link(f'{solid_name(end)} hinge2')
         inertia = 0.4 * HINGE2_LINK_MASS * 1e-4
         middle.mass_parts.append((HINGE2_LINK_MASS, (0.0, 0.0, 0.0),
                                   (inertia, 0.0, 0.0, inertia, 0.0, inertia)))
-        child = self.draft.new_link(end.string('name', 'solid'))
+        child = self.draft.new_link(solid_name(end))
         frame = Pose(orientation=end_pose.orientation)
         self.solid(end, child, Pose(anchor, end_pose.orientation).inverse() * end_pose)
         self.add_joint(node, 'revolute', link, middle, pose * Pose(anchor), axis1,
@@ -458,7 +499,7 @@ class EntityBuilder:
         anchor = parameters.vec3('anchor', (0.0, 0.0, 0.0))
         end_pose = node_pose(end)
         frame = Pose(anchor, end_pose.orientation)
-        child = self.draft.new_link(end.string('name', 'solid'))
+        child = self.draft.new_link(solid_name(end))
         self.solid(end, child, frame.inverse() * end_pose)
         name = unique(f'{child.name} ball', self.draft.joint_names)
         self.draft.joints.append(Joint(name, 'ball', link.name, child.name, pose * frame))
@@ -544,6 +585,7 @@ CHILD_HANDLERS: dict[str, Callable[[EntityBuilder, Node, LinkDraft, Pose], None]
     'Pose': EntityBuilder.transform,
     'Transform': EntityBuilder.transform,
     'Group': EntityBuilder.group,
+    'Slot': EntityBuilder.slot,
     'Solid': EntityBuilder.nested_solid,
     'Robot': EntityBuilder.nested_solid,
 }
