@@ -146,10 +146,10 @@ def _js_program(text: str, file: str, first_line: int, fields: Any,
                 escaped = piece.replace('\\', '\\\\').replace('`', '\\`').replace('${', '\\${')
                 body.append(f'__out += `{escaped}`;')
         elif kind == 'expression':
-            body.append(f'__out += ({piece});')
+            body.append(f'globalThis.__wbLine = {line}; __out += ({piece});')
         else:
             try:
-                body.append(_js_imports(piece, used))
+                body.append(f'globalThis.__wbLine = {line}; ' + _js_imports(piece, used))
             except _Failure as failure:
                 failure.line = line
                 raise
@@ -189,13 +189,22 @@ def _run_js(program: str, lines: int, limits: Limits) -> str:
     except quickjs.JSException as err:
         text = str(err)
         message = text.split('\n', 1)[0]
+        line = _js_line(text, lines)
+        if line is None:  # no line in the stack: the last template block that started
+            try:
+                context.set_time_limit(-1)
+                context.set_memory_limit(limits.memory_bytes + 2**20)
+                block = context.eval('globalThis.__wbLine')
+            except quickjs.JSException:
+                block = None
+            line = int(block) if isinstance(block, (int, float)) and block > 0 else None
         if message == 'InternalError: interrupted':
             raise _Failure(f'stopped after the time limit of {limits.time_s:g} s (an endless '
-                           'loop?)', _js_line(text, lines)) from None
+                           'loop?)', line) from None
         if message == 'InternalError: out of memory':
             raise _Failure(f'stopped at the memory limit of {limits.memory_bytes / 2**20:g} '
-                           'MiB', _js_line(text, lines)) from None
-        raise _Failure(message, _js_line(text, lines)) from None
+                           'MiB', line) from None
+        raise _Failure(message, line) from None
     if not isinstance(result, str):
         raise _Failure(f'the template produced {result!r}, not text', None)
     return result
@@ -217,7 +226,7 @@ function(source, fields, context, modules, deadline)
   local env = {
     assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs,
     pcall = pcall, xpcall = xpcall, select = select, tonumber = tonumber,
-    tostring = tostring, type = type, unpack = unpack, rawget = rawget, rawset = rawset,
+    tostring = tostring, type = type, unpack = unpack or table.unpack, rawget = rawget, rawset = rawset,
     rawequal = rawequal, rawlen = rawlen, setmetatable = setmetatable,
     getmetatable = getmetatable, print = function() end,
     math = math, string = string, table = table, bit32 = bit32,
@@ -274,7 +283,8 @@ def _run_lua(program: str, fields: Any, context: Any, limits: Limits) -> str:
 
     import lupa.lua52 as lupa
 
-    runtime = lupa.LuaRuntime(max_memory=limits.memory_bytes, unpack_returned_tuples=True)
+    runtime = lupa.LuaRuntime(max_memory=limits.memory_bytes, unpack_returned_tuples=True,
+                              register_eval=False, register_builtins=False)
     runner = runtime.eval(_LUA_RUNNER)
     table = runtime.table_from
     deadline = runtime.eval('os.clock()') + limits.time_s
