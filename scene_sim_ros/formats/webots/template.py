@@ -223,9 +223,16 @@ def _js_line(stack: str, lines: int) -> int | None:
 _LUA_RUNNER = r"""
 function(source, fields, context, modules, deadline)
   local loaded = {}
+  local function guarded(protect)  -- a template cannot catch the time limit
+    return function(...)
+      local results = table.pack(protect(...))
+      if not results[1] and results[2] == '__time_limit__' then error('__time_limit__', 0) end
+      return table.unpack(results, 1, results.n)
+    end
+  end
   local env = {
     assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs,
-    pcall = pcall, xpcall = xpcall, select = select, tonumber = tonumber,
+    pcall = guarded(pcall), xpcall = guarded(xpcall), select = select, tonumber = tonumber,
     tostring = tostring, type = type, unpack = unpack or table.unpack, rawget = rawget, rawset = rawset,
     rawequal = rawequal, rawlen = rawlen, setmetatable = setmetatable,
     getmetatable = getmetatable, print = function() end,

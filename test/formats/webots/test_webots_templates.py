@@ -169,7 +169,10 @@ def test_template_error_points_at_proto_and_line(write_file, body, line, message
     assert message in str(err.value)
 
 
-@pytest.mark.parametrize('body', ['%< while (true) {} >%', '%{ while true do end }%'])
+@pytest.mark.parametrize('body', [
+    '%< while (true) {} >%', '%{ while true do end }%',
+    '%< while (true) { try { while (true) {} } catch (e) {} } >%',
+    '%{ while true do pcall(function() while true do end end) end }%'])
 def test_endless_template_stops_at_the_time_limit(write_file, body):
     write_file('Forever.proto', f'#VRML_SIM R2023b utf8\nPROTO Forever [ ]\n{{\n  {body}\n  Solid {{ }}\n}}\n')
     world = write_file('w.wbt', '#VRML_SIM R2023b utf8\nForever { }\n')
