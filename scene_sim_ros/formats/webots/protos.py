@@ -160,7 +160,15 @@ class ProtoLibrary:
             text = evaluate(proto.template_text, self._template_fields(proto, values),
                             proto.file, proto.template_line, context=context,
                             header=_header(proto.file), limits=self.limits)
-            body = parse_text(text, proto.file, proto.template_line).nodes
+            try:
+                body = parse_text(text, proto.file, proto.template_line).nodes
+            except SceneLoadError as err:
+                if err.line is None or text.count('\n') == proto.template_text.count('\n'):
+                    raise  # the lines of the expansion are the lines of the file
+                raise SceneLoadError(
+                    f'{err.message} (at line {err.line - proto.template_line + 1} of the VRML '
+                    f'that the template of PROTO {proto.name} produced)', proto.file,
+                    proto.template_line) from None
         if not body:
             raise SceneLoadError(f'PROTO {proto.name} has an empty body', proto.file, proto.line)
         root = _substitute(body[0], values, proto, {})

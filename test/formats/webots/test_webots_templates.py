@@ -132,8 +132,11 @@ PROTO LuaRack [
 """
 
 
-def test_lua_proto_loop_conditional_and_fields(write_file):
-    write_file('LuaRack.proto', LUA_PROTO)
+@pytest.mark.parametrize('header', [True, False])
+def test_lua_proto_loop_conditional_and_fields(write_file, header):
+    """With the ``template language`` header, and without it (pre-R2022b PROTOs: ``%{ }%``)."""
+    write_file('LuaRack.proto', LUA_PROTO if header else LUA_PROTO.replace(
+        '# template language: lua\n', '# a comment\n'))
     world = write_file('w.wbt', '#VRML_SIM R2021a utf8\n'
                        'WorldInfo { coordinateSystem "ENU" }\nLuaRack { count 3 heavy TRUE }\n')
     robot = load(world).entities[0]
@@ -213,3 +216,22 @@ def test_lua_helper_modules():
             "%{= string.format('%.4f', r.combine({x = 0, y = 0, z = 1, a = 1}, {x = 0, y = 0, z = 1, a = 1}).a) }% "
             "%{= #c }%")
     assert evaluate(body, {}, 'P.proto', 1, header='# template language: lua') == '2 2.0000 5'
+
+
+def test_bad_vrml_from_a_template_says_where_in_the_expansion(write_file):
+    write_file('Bad.proto', """#VRML_SIM R2023b utf8
+    PROTO Bad [ ]
+    {
+      Solid {
+        children [
+          %< for (let i = 0; i < 3; ++i) { >%
+          Shape { }
+          %< } >%
+          Shape { geometry Box { size 1 1 } ] }
+      }
+    }
+    """)
+    world = write_file('w.wbt', '#VRML_SIM R2023b utf8\nBad { }\n')
+    with pytest.raises(SceneLoadError, match=r'Bad\.proto:3: .*\(at line \d+ of the VRML that the '
+                       r'template of PROTO Bad produced\)'):
+        load(world)
