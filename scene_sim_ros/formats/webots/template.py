@@ -42,8 +42,10 @@ template line that called it.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -178,8 +180,16 @@ def _js_literal(value: Any) -> str:
     return json.dumps(value).replace(json.dumps(UNDEFINED), 'undefined')
 
 
+def _engine(module: str, package: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise _Failure(f'this PROTO needs the {package!r} package to run its template '
+                       f'(pip install {package})', None) from None
+
+
 def _run_js(program: str, lines: int, limits: Limits) -> str:
-    import quickjs
+    quickjs = _engine('quickjs', 'quickjs')
 
     context = quickjs.Context()
     context.set_memory_limit(limits.memory_bytes)
@@ -286,9 +296,7 @@ def _lua_program(text: str, file: str, first_line: int) -> str:
 
 
 def _run_lua(program: str, fields: Any, context: Any, limits: Limits) -> str:
-    import time
-
-    import lupa.lua52 as lupa
+    lupa = _engine('lupa.lua52', 'lupa')
 
     runtime = lupa.LuaRuntime(max_memory=limits.memory_bytes, unpack_returned_tuples=True,
                               register_eval=False, register_builtins=False)

@@ -3,6 +3,7 @@ Webots' template API (fields, context, helper modules), errors at PROTO:line, an
 
 from __future__ import annotations
 
+import sys
 import time
 
 import pytest
@@ -235,3 +236,11 @@ def test_bad_vrml_from_a_template_says_where_in_the_expansion(write_file):
     with pytest.raises(SceneLoadError, match=r'Bad\.proto:3: .*\(at line \d+ of the VRML that the '
                        r'template of PROTO Bad produced\)'):
         load(world)
+
+
+@pytest.mark.parametrize(('module', 'body', 'header'), [
+    ('quickjs', '%<= 1 >%', ''), ('lupa.lua52', '%{= 1 }%', '# template language: lua')])
+def test_missing_engine_is_a_load_error_saying_what_to_install(monkeypatch, module, body, header):
+    monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(SceneLoadError, match=r'P\.proto:1: template error: .*pip install'):
+        evaluate(body, {}, 'P.proto', 1, header=header)
