@@ -252,7 +252,7 @@ class SimNode(Node):
         declare('scene', '', _descriptor(
             'scene file (.ros2/.rsi2/.ros3, .wbt, Simox/RaiSim .xml, .urdf); empty: the '
             'bundled default scene', read_only=True))
-        self._declare_string_array('scene_parameters', [], _descriptor(
+        self.declare_string_array('scene_parameters', [], _descriptor(
             'template parameters of the scene as NAME=VALUE (RaiSim @@NAME)', read_only=True))
         declare('strict', False, _descriptor('unknown scene elements are errors',
                                              read_only=True))
@@ -308,14 +308,14 @@ class SimNode(Node):
             for controller in self._param('forward_controllers') or []:
                 c = f'controllers.{e}.{ros_name(controller)}'
                 if not self.has_parameter(f'{c}.joints'):
-                    self._declare_string_array(
+                    self.declare_string_array(
                         f'{c}.joints', [j.name for j in entity.movable_joints], _descriptor(
                             f'ordered joints of {controller} (default: all movable joints in '
                             'scene order)', read_only=True))
                 self._declare_once(f'{c}.interface', default_interface(controller), _descriptor(
                     'position, velocity or effort', read_only=True))
 
-    def _declare_string_array(self, name: str, default: list[str],
+    def declare_string_array(self, name: str, default: list[str],
                               descriptor: ParameterDescriptor) -> None:
         """A string-array parameter that always has a value, also an empty one. rclpy infers
         a byte array from ``[]``, so the default is given typed after declaring; without a value

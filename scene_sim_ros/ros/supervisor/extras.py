@@ -39,8 +39,6 @@ import numpy as np
 import pybullet as pb
 from geometry_msgs.msg import PointStamped, PoseStamped, WrenchStamped
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
-from rclpy.exceptions import ParameterUninitializedException
-from rclpy.parameter import Parameter
 from sensor_msgs.msg import Image, JointState, PointCloud2, PointField
 from std_msgs.msg import String
 
@@ -71,15 +69,8 @@ class Extras:
         descriptor = ParameterDescriptor(
             description='entities that get <entity>/center_of_mass and <entity>/contacts '
             '(default: none)', type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True)
-        declare_string_array = getattr(node, '_declare_string_array', None)
-        if declare_string_array is not None:  # typed [] as the value (bulk GetParameters)
-            declare_string_array('supervisor_topics', [], descriptor)
-        else:
-            node.declare_parameter('supervisor_topics', Parameter.Type.STRING_ARRAY, descriptor)
-        try:
-            self.topic_entities = set(node.get_parameter('supervisor_topics').value or [])
-        except ParameterUninitializedException:  # not set (a typed parameter without a value)
-            self.topic_entities = set()
+        node.declare_string_array('supervisor_topics', [], descriptor)
+        self.topic_entities = set(node.get_parameter('supervisor_topics').value or [])
         self.image_publisher = node.create_publisher(Image, '~/scene_camera/image_raw',
                                                      qos.IMAGE)
         self.entity_publishers: dict[str, tuple[Any, Any]] = {}
