@@ -35,21 +35,25 @@ PARAMETER_SERVICES = ('parameters', 'parameter_types', 'parameters_atomically',
 """Name endings of the services every node has (left out of ``list``)."""
 
 
-def _settled_graph(node: Node, wait: float, quiet: float = 1.0, limit: float = 15.0
+def _settled_graph(node: Node, wait: float, quiet: float = 1.0, limit: float = 10.0
                    ) -> tuple[list, list]:
-    """Topics and services once discovery has settled: at least ``wait`` seconds, then until
-    nothing new appeared for ``quiet`` seconds (a loaded machine discovers a node with a hundred
-    endpoints in more than a fixed wait), at most ``limit`` seconds."""
+    """Topics and services once discovery has settled: another node has been seen, at least
+    ``wait`` seconds passed and nothing new appeared for ``quiet`` seconds (a loaded machine
+    discovers a node with a hundred endpoints in more than a fixed wait); at most ``limit``
+    seconds (an empty graph)."""
     started = time.monotonic()
     last_change, seen = started, None
+    me = (node.get_name(), node.get_namespace())
     while True:
         topics = sorted(node.get_topic_names_and_types())
         services = sorted((name, types) for name, types in node.get_service_names_and_types()
                           if not name.endswith(PARAMETER_SERVICES))
+        others = any(n != me for n in node.get_node_names_and_namespaces())
         now = time.monotonic()
         if (topics, services) != seen:
             seen, last_change = (topics, services), now
-        if now - started >= wait and now - last_change >= quiet or now - started >= limit:
+        if others and now - started >= wait and now - last_change >= quiet \
+                or now - started >= limit:
             return topics, services
         time.sleep(0.1)
 
