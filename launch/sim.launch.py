@@ -6,8 +6,9 @@
 The arguments match ``scene-sim-ros run`` options one for one: ``scene`` (empty: the bundled
 default scene), ``namespace``, ``isolate`` (clock and TF in the namespace, frames prefixed with
 it: several simulations on one ROS domain), ``use_sim_time``, ``gui``, ``real_time_factor``,
-``paused``, ``params_file``, ``rviz``, and ``robot_state_publisher`` (one per robot, fed with
-its URDF; the simulator then leaves link TF to them).
+``paused``, ``params_file``, ``rviz``, ``robot_state_publisher`` (one per robot, fed with
+its URDF; the simulator then leaves link TF to them) and ``record`` (a rosbag2 MCAP file to
+record into).
 
 Optional packages (rviz2, robot_state_publisher) are looked up before anything starts: a missing
 one stops the launch with a message saying which and how to install it, so no simulation is left
@@ -40,6 +41,7 @@ ARGUMENTS = (
     ('params_file', '', 'a parameters YAML file (see config/params.yaml)'),
     ('rviz', 'false', 'start rviz2 with config/scene_sim_ros.rviz'),
     ('robot_state_publisher', 'false', 'start robot_state_publisher for every robot'),
+    ('record', '', 'record every published topic into this rosbag2 MCAP file (empty: no)'),
 )
 
 
@@ -98,6 +100,8 @@ def _launch_setup(context):
         'paused': _truthy(value['paused']),
         'publish_link_tf': not rsp,
     }]
+    if value['record']:
+        parameters[0]['record.path'] = os.path.abspath(value['record'])
     if value['params_file']:
         parameters.insert(0, value['params_file'])
     actions = [_sim_node_action(name='scene_sim', namespace=value['namespace'],

@@ -139,6 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--isolate', action='store_true', default=None,
                      help='keep /clock, /tf, /tf_static in the namespace and prefix every frame '
                           'with it, so that several simulations share one ROS domain')
+    run.add_argument('--record', default=None, metavar='FILE.mcap',
+                     help='record every published topic into a rosbag2 MCAP file (parameters '
+                          'record.topics, record.max_size_mb choose topics and size)')
 
     urdf = commands.add_parser(
         'urdf', help="print one entity's URDF (its robot_description)",
@@ -252,6 +255,8 @@ def cmd_run(args: argparse.Namespace, ros_args: list[str]) -> int:
         parameters['scene_parameters'] = [f'{k}={v}' for k, v in _parameters(args.param).items()]
     if args.strict:
         parameters['strict'] = True
+    if args.record:
+        parameters['record.path'] = str(Path(args.record).resolve())
     extra: list[str] = []
     if args.namespace:
         extra += ['-r', f'__ns:={args.namespace if args.namespace.startswith("/") else "/" + args.namespace}']

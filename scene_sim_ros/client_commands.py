@@ -1,7 +1,7 @@
 """The ``scene-sim-ros`` commands that talk to a running simulation (ros2cli's jobs for machines
 without ros2cli): ``list``, ``echo``, ``hz``, ``send``, ``snapshot``, the supervisor commands
 (``pause``, ``play``, ``step``, ``reset``, ``state``, ``entities``, ``spawn``, ``delete``,
-``set-pose``) and ``param get|set|list``.
+``set-pose``), ``param get|set|list``, ``record`` and ``bag info``.
 
 This module only builds their argument parsers and dispatches; rclpy is imported when one of
 them runs (:mod:`.ros.client`, :mod:`.ros.tools`). Exit status: 0 done; 2 a user error (bad
@@ -28,10 +28,12 @@ EPILOG_LINES = """\
   scene-sim-ros spawn ball2 scene_sim_ros/data/scenes/default.ros2#ball --pose 1 1 0.5
   scene-sim-ros set-pose rover 0 1 0.1 0 0 1.57; scene-sim-ros delete ball2
   scene-sim-ros param list; scene-sim-ros param set real_time_factor 2.0
+  scene-sim-ros record run.mcap /rover/* /tf /clock  # rosbag2 MCAP (ros2 bag record -s mcap)
+  scene-sim-ros bag info run.mcap                     # topics, counts, rates (ros2 bag info)
 """
 
 COMMANDS = ('list', 'echo', 'hz', 'send', 'snapshot', 'pause', 'play', 'step', 'reset', 'state',
-            'entities', 'spawn', 'delete', 'set-pose', 'param')
+            'entities', 'spawn', 'delete', 'set-pose', 'param', 'record', 'bag')
 
 
 def _namespace(parser: argparse.ArgumentParser) -> None:
@@ -219,6 +221,34 @@ def add_client_commands(commands) -> None:
         sub.add_argument('--node', default='scene_sim', help='node name (default scene_sim)')
         _timeout(sub, 10.0)
 
+    rec = _command(commands, 'record', 'record the topics of a running simulation (rosbag2 MCAP)',
+                   'Record what the running simulation node publishes into a rosbag2 MCAP file '
+                   '(what ros2 bag record -s mcap writes; ros2 bag, Foxglove and rosbags open '
+                   'it), stamped with its /clock, until Ctrl-C. TOPIC arguments are globs '
+                   '(/rover/*); none: every topic. In the simulation process itself: run '
+                   '--record FILE.mcap.',
+                   '  scene-sim-ros record run.mcap\n'
+                   "  scene-sim-ros record cams.mcap '*image_raw' /tf /tf_static /clock "
+                   '--duration 10')
+    rec.add_argument('file', metavar='FILE.mcap')
+    rec.add_argument('topics', nargs='*', metavar='TOPIC', help='topic globs (default: all)')
+    rec.add_argument('--duration', type=float, default=None, metavar='S',
+                     help='stop after S seconds (wall clock)')
+    rec.add_argument('--max-size-mb', type=float, default=0, metavar='MB',
+                     help='stop once the file is this big')
+    rec.add_argument('--node', default='scene_sim', help='node name (default scene_sim)')
+    _namespace(rec)
+    _timeout(rec, 10.0)
+
+    bag = _command(commands, 'bag', 'inspect a recording (ros2 bag info)',
+                   'Topics, types, message counts, rates and duration of an MCAP recording '
+                   '(also one cut short by a kill: read up to its last complete chunk).',
+                   '  scene-sim-ros bag info run.mcap\n  scene-sim-ros bag info run.mcap --json')
+    bag_actions = bag.add_subparsers(dest='bag_command', metavar='info', required=True)
+    info = bag_actions.add_parser('info', help='summarise a recording')
+    info.add_argument('file', metavar='FILE')
+    info.add_argument('--json', action='store_true', help='one JSON object')
+
 
 def run_client_command(args: argparse.Namespace) -> int:
     """Run one client command; user errors -> one line on stderr and 2, no answer -> 1."""
@@ -269,6 +299,12 @@ def _dispatch(a: argparse.Namespace) -> int:  # noqa: C901 (one line per command
         return sv.delete(a.name, ns, a.timeout)
     if a.command == 'set-pose':
         return sv.set_pose(a.name, a.pose, frame=a.frame, namespace=ns, timeout=a.timeout)
+    if a.command in ('record', 'bag'):
+        from .ros.client import bag_tools
+        if a.command == 'bag':
+            return bag_tools.bag_info(a.file, as_json=a.json)
+        return bag_tools.record(a.file, a.topics, namespace=ns, node_name=a.node,
+                                duration=a.duration, max_size_mb=a.max_size_mb, wait=a.timeout)
     if a.param_command == 'list':
         return param_tools.list_parameters(ns, a.node, a.json, a.timeout)
     if a.param_command == 'get':

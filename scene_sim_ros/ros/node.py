@@ -60,7 +60,7 @@ from .tf import DynamicTransforms, EntityFrames, FrameNames, StaticTransforms, e
 
 NODE_NAME = 'scene_sim'
 
-EXTENSIONS = ('scene_sim_ros.ros.supervisor',)
+EXTENSIONS = ('scene_sim_ros.ros.supervisor', 'scene_sim_ros.ros.outputs')
 """Modules loaded when importable; each gets ``init(node)`` after the node is built."""
 
 PUBLISH_RATES = {  # Hz in sim time, 0 = after every step (config/params.yaml documents them)

@@ -1,0 +1,292 @@
+"""The tap: serialized messages of every topic a node publishes, for the recorder and the live view.
+
+A second rclpy node (``scene_sim_tap``) with its own executor thread subscribes with
+``raw=True`` to the topics the simulation node publishes (found in the ROS graph, looked up again
+every second, so spawned and deleted robots come and go) and hands each message's CDR bytes,
+untouched, to its sinks (:mod:`.recorder`, :mod:`.foxglove_bridge`). The adapters that publish
+know nothing of it. Stamps are the sim time of the node (its clock, fed by the physics thread);
+a tap outside the simulation process (``scene-sim-ros record``) takes them from ``/clock``.
+
+A sink has ``wants(topic) -> bool``, ``topic_added(info: TopicInfo)`` and
+``message(topic, data, stamp_ns)``; ``message`` runs on the tap's thread and must not block.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import struct
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any, Protocol
+
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+HIDDEN_TOPICS = ('/rosout', '/parameter_events')
+"""Left out unless a pattern names them exactly (rosbag2 records them only when asked, too)."""
+
+REFRESH_S = 1.0
+TAP_NODE_NAME = 'scene_sim_tap'
+
+
+@dataclass(frozen=True)
+class TopicInfo:
+    topic: str
+    type: str                 # 'sensor_msgs/msg/Image'
+    definition: str           # ros2msg text with its dependencies
+    type_hash: str            # 'RIHS01_...' or ''
+    reliable: bool
+    latched: bool
+
+
+class Sink(Protocol):
+    def wants(self, topic: str) -> bool: ...
+    def topic_added(self, info: TopicInfo) -> None: ...
+    def message(self, topic: str, data: bytes, stamp_ns: int) -> None: ...
+
+
+def topic_selector(patterns: Sequence[str]) -> Callable[[str], bool]:
+    """``fnmatch`` globs over topic names (``/rover/*``, ``*image*``); empty: every topic.
+    ``/rosout`` and ``/parameter_events`` only when named exactly."""
+    patterns = [p if p.startswith(('/', '*')) else '/' + p for p in patterns if p] or ['*']
+
+    def wanted(topic: str) -> bool:
+        if topic in HIDDEN_TOPICS:
+            return topic in patterns
+        return any(fnmatch.fnmatchcase(topic, p) for p in patterns)
+    return wanted
+
+
+# --- message definitions ------------------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def _typestore() -> Any:
+    """Types from the installed .msg files (what the bytes were made with); rosbags' kilted
+    store only for those without one."""
+    from rosbags.typesys import Stores, get_typestore
+    return get_typestore(Stores.EMPTY)
+
+
+@lru_cache(maxsize=1)
+def _stock_typestore() -> Any:
+    from rosbags.typesys import Stores, get_typestore
+    return get_typestore(Stores.ROS2_KILTED)
+
+
+def _msg_file(type_name: str) -> str | None:
+    from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+    package, _, name = type_name.partition('/msg/')
+    try:
+        path = f'{get_package_share_directory(package)}/msg/{name}.msg'
+        with open(path, encoding='utf8') as handle:
+            return handle.read()
+    except (PackageNotFoundError, OSError, ValueError):
+        return None
+
+
+def _register(store: Any, type_name: str, seen: set[str]) -> None:
+    """Add ``type_name`` (and what it uses) to ``store`` from the installed .msg files."""
+    from rosbags.typesys import get_types_from_msg
+    if type_name in store.fielddefs or type_name in seen:
+        return
+    seen.add(type_name)
+    text = _msg_file(type_name)
+    if text is None:
+        stock = _stock_typestore()
+        if type_name not in stock.fielddefs:
+            raise KeyError(type_name)
+        types = {type_name: stock.fielddefs[type_name]}
+    else:
+        types = get_types_from_msg(text, type_name)
+    for _, fields in types.values():
+        for _, spec in fields:
+            for part in _type_names(spec):
+                _register(store, part, seen)
+    store.register(types)
+
+
+def _type_names(spec: Any) -> Iterable[str]:
+    if isinstance(spec, str):
+        if '/' in spec:
+            yield spec
+        return
+    if isinstance(spec, tuple | list):
+        for item in spec:
+            yield from _type_names(item)
+
+
+@cache
+def message_definition(type_name: str) -> tuple[str, str]:
+    """``(ros2msg text with dependencies, RIHS01 hash)`` of a message type, from the package's
+    installed .msg files (else rosbags' kilted store); ``('', '')`` if neither knows it."""
+    store = _typestore()
+    try:
+        _register(store, type_name, set())
+        text, _ = store.generate_msgdef(type_name, ros_version=2)
+    except Exception:  # noqa: BLE001 - an unknown or unparsable type: no schema text
+        return '', ''
+    try:
+        digest = store.hash_rihs01(type_name)
+    except Exception:  # noqa: BLE001
+        digest = ''
+    return text, digest
+
+
+def message_class(type_name: str) -> Any:
+    package, _, name = type_name.partition('/msg/')
+    return getattr(importlib.import_module(f'{package}.msg'), name)
+
+
+def clock_stamp(data: bytes) -> int | None:
+    """Nanoseconds of a CDR ``rosgraph_msgs/Clock`` (header, int32 sec, uint32 nanosec)."""
+    if len(data) < 12:
+        return None
+    little = data[1] == 1
+    sec, nsec = struct.unpack('<iI' if little else '>iI', data[4:12])
+    return sec * 1_000_000_000 + nsec
+
+
+# --- the tap ------------------------------------------------------------------------------------
+
+class Tap:
+    """Subscribes to what ``target`` (``(name, namespace)``) publishes; one thread of its own.
+
+    ``context`` is the rclpy context (the simulation's, or a client's); ``now`` gives the stamp
+    of a message (None: the last ``/clock`` seen)."""
+
+    def __init__(self, context: Any, target: tuple[str, str], *,
+                 now: Callable[[], int] | None = None, namespace: str = '/',
+                 depth: int = 20, logger: Any = None):
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.node import Node
+        self.node = Node(TAP_NODE_NAME, namespace=namespace, context=context,
+                         start_parameter_services=False, enable_rosout=False)
+        self.logger = logger or self.node.get_logger()
+        self.target = target
+        self._now = now
+        self._clock_ns = 0
+        self._depth = depth
+        self.sinks: list[Sink] = []
+        self.topics: dict[str, TopicInfo] = {}
+        self._subscriptions: dict[str, Any] = {}
+        self._topic_sinks: dict[str, list[Sink]] = {}
+        self._lock = threading.Lock()
+        self._executor = SingleThreadedExecutor(context=context)
+        self._executor.add_node(self.node)
+        self._thread: threading.Thread | None = None
+        self._timer = self.node.create_timer(REFRESH_S, self.refresh)
+
+    def add_sink(self, sink: Sink) -> None:
+        with self._lock:
+            self.sinks.append(sink)
+            for info in self.topics.values():
+                if sink.wants(info.topic):
+                    sink.topic_added(info)
+                    self._topic_sinks[info.topic].append(sink)
+
+    def start(self) -> None:
+        self.refresh()
+        self._thread = threading.Thread(target=self._spin, name='scene_sim_tap', daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        from rclpy.executors import ExternalShutdownException
+        try:
+            self._executor.spin()
+        except (ExternalShutdownException, KeyboardInterrupt):
+            pass
+        except Exception as err:  # noqa: BLE001 - context shut down under the executor
+            if self.node.context.ok():
+                self.logger.error(f'tap stopped: {err!r}')
+
+    def stop(self) -> None:
+        self._executor.shutdown(timeout_sec=1.0)
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+        try:
+            self.node.destroy_node()
+        except Exception:  # noqa: BLE001 - the context may be gone already
+            pass
+
+    def stamp(self) -> int:
+        return self._now() if self._now is not None else self._clock_ns
+
+    def _published(self) -> dict[str, tuple[str, bool, bool]]:
+        """topic -> (type, reliable, latched) for what the target publishes now."""
+        found: dict[str, tuple[str, bool, bool]] = {}
+        for topic, types in self.node.get_topic_names_and_types():
+            if not types:
+                continue
+            infos = [i for i in self.node.get_publishers_info_by_topic(topic)
+                     if (i.node_name, i.node_namespace) == self.target]
+            if not infos:
+                continue
+            reliable = all(i.qos_profile.reliability == ReliabilityPolicy.RELIABLE for i in infos)
+            latched = all(i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
+                          for i in infos)
+            found[topic] = (infos[0].topic_type, reliable, latched)
+        return found
+
+    def refresh(self) -> None:
+        """Subscribe to new topics of the target, drop vanished ones."""
+        try:
+            published = self._published()
+        except Exception:  # noqa: BLE001 - graph queries during shutdown
+            return
+        with self._lock:
+            for topic in [t for t in self._subscriptions if t not in published]:
+                subscription = self._subscriptions.pop(topic)
+                if subscription is not None:
+                    self.node.destroy_subscription(subscription)
+                self.topics.pop(topic, None)
+                self._topic_sinks.pop(topic, None)
+            for topic, (type_name, reliable, latched) in sorted(published.items()):
+                if topic in self._subscriptions:
+                    continue
+                sinks = [s for s in self.sinks if s.wants(topic)]
+                is_clock = topic.rsplit('/', 1)[-1] == 'clock' and 'Clock' in type_name
+                if not sinks and not (is_clock and self._now is None):
+                    continue
+                try:
+                    msg_type = message_class(type_name)
+                except (ImportError, AttributeError):
+                    self.logger.warning(f'tap: {topic}: type {type_name} not installed; skipped')
+                    self._subscriptions[topic] = None
+                    continue
+                definition, digest = message_definition(type_name)
+                info = TopicInfo(topic, type_name, definition, digest, reliable, latched)
+                qos = QoSProfile(
+                    depth=self._depth,
+                    reliability=(ReliabilityPolicy.RELIABLE if reliable
+                                 else ReliabilityPolicy.BEST_EFFORT),
+                    durability=(DurabilityPolicy.TRANSIENT_LOCAL if latched
+                                else DurabilityPolicy.VOLATILE))
+                self.topics[topic] = info
+                self._topic_sinks[topic] = sinks
+                for sink in sinks:
+                    sink.topic_added(info)
+                self._subscriptions[topic] = self.node.create_subscription(
+                    msg_type, topic, self._callback(topic, sinks, is_clock), qos, raw=True)
+
+    def _callback(self, topic: str, sinks: list[Sink], is_clock: bool) -> Callable[[bytes], None]:
+        track = is_clock and self._now is None
+
+        def deliver(data: bytes) -> None:
+            if track:
+                stamp = clock_stamp(data)
+                if stamp is not None:
+                    self._clock_ns = stamp
+            stamp = self.stamp()
+            for sink in sinks:
+                sink.message(topic, data, stamp)
+        return deliver
+
+
+def start_in_node(node: Any) -> Tap:
+    """A tap on the simulation node ``node``, stamped with its (sim) clock."""
+    clock = node.get_clock()
+    return Tap(node.context, (node.get_name(), node.get_namespace()),
+               now=lambda: clock.now().nanoseconds, namespace=node.get_namespace(),
+               logger=node.get_logger())
