@@ -31,6 +31,7 @@ from ..errors import CommandError, SimulationError
 from ..scene import Entity, Pose, Scene
 from ..scene.sensors import IMAGE_SENSORS
 from ..scene.transforms import cross, quat_from_axis_angle, quat_multiply, quat_normalized, vec3
+from .bounce import Bounce
 from .builder import Builder, BuiltEntity
 from .guard import ExplosionGuard
 from .materials import fit_materials
@@ -111,6 +112,7 @@ class Simulation:
         self._configure()
         contacts = fit_materials(self.scene)
         self._builder = Builder(self.client, self.scene, self._shapes, contacts)
+        self._bounce = Bounce(self.client, self.scene, self.step_length / self.substeps)
         for entity in entities:
             self._add(entity)
         self._add_wires()
@@ -134,6 +136,7 @@ class Simulation:
             raise SimulationError(f'an entity named {entity.name!r} exists already')
         built = self._builder.build(entity)
         self._entities[entity.name] = built
+        self._bounce.add(built)
         self._by_body[built.body] = built
         self._flush_shape_warnings()
         if not built.fixed and any((*entity.linear_velocity, *entity.angular_velocity)):
@@ -202,7 +205,9 @@ class Simulation:
                 self._apply_motors()
                 self._apply_pushes(last=sub == 1)
                 self._wires.apply(self.step_length / self.substeps)
+                self._bounce.before_step()
                 pb.stepSimulation(physicsClientId=self.client)
+                self._bounce.after_step()
             self._steps += 1
             self._guard.check(self._steps)
             for reader in list(self._readers.values()):
@@ -546,6 +551,7 @@ class Simulation:
     def remove_entity(self, name: str) -> None:
         """Delete an entity; a loaded one comes back on reset with scope 'spawned' or 'all'."""
         built = self._built(name)
+        self._bounce.remove(built)
         pb.removeBody(built.body, physicsClientId=self.client)
         del self._entities[name]
         del self._by_body[built.body]

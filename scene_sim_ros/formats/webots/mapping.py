@@ -622,6 +622,8 @@ def contact_pairs(world_info: Node, context: Context) -> list[MaterialPair]:
     Webots' ``rollingFriction`` is ODE's rolling torque coefficient (torque per normal force);
     the model's rolling friction is a deceleration in m/s^2 that depends on the rolling body's
     radius, which a contact pair does not know, so non-zero values are reported and left out.
+    ``bounce`` and ``bounceVelocity`` are the restitution and its threshold speed (ODE's
+    ``dContactBounce``; see :mod:`...sim.bounce`).
     """
     pairs = []
     for contact in world_info.nodes('contactProperties'):
@@ -633,7 +635,8 @@ def contact_pairs(world_info: Node, context: Context) -> list[MaterialPair]:
         pairs.append(MaterialPair(contact.string('material1', 'default'),
                                   contact.string('material2', 'default'),
                                   INFINITE_FRICTION if friction[0] < 0 else friction[0],
-                                  None, contact.float('bounce', 0.5)))
+                                  None, contact.float('bounce', 0.5),
+                                  contact.float('bounceVelocity', 0.01)))
     return pairs
 
 

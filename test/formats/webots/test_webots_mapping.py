@@ -258,3 +258,15 @@ def test_unknown_nodes_are_warnings_or_strict_errors(write_file):
     from scene_sim_ros.errors import SceneLoadError
     with pytest.raises(SceneLoadError, match='Frobnicator'):
         load(write_file('s.wbt', HEADER + text), strict=True)
+
+
+def test_contact_bounce_and_bounce_velocity_with_webots_defaults(write_file):
+    scene = one(write_file, """
+    WorldInfo {
+      contactProperties [ ContactProperties { material1 "ball" bounce 0.7 bounceVelocity 0.3 }
+                          ContactProperties { material1 "box" } ]
+    }
+    """)
+    ball, box = scene.material_pairs
+    assert (ball.restitution, ball.restitution_threshold) == (0.7, 0.3)
+    assert (box.restitution, box.restitution_threshold) == (0.5, 0.01)  # ContactProperties'
