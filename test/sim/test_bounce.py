@@ -103,3 +103,18 @@ Solid { translation 0.5 0 1 name "heavy" contactMaterial "ball"
         heavy = sim.get_velocity('heavy')[0][0]
     assert 0.1 * light + 0.3 * heavy == pytest.approx(0.1 * 2.0 - 0.3 * 1.0, abs=1e-3)
     assert heavy - light == pytest.approx(0.8 * 3.0, rel=0.02)
+
+
+def test_without_contact_properties_webots_bounces_by_its_defaults(write_file):
+    # Webots: no matching ContactProperties -> bounce 0.5, bounceVelocity 0.01
+    path = write_file('default.wbt', f"""#VRML_SIM R2023b utf8
+WorldInfo {{ basicTimeStep 4 }}
+Solid {{ name "floor" boundingObject Plane {{ size 10 10 }} }}
+Solid {{ translation 0 0 {1.0 + RADIUS} name "ball"
+  boundingObject Sphere {{ radius {RADIUS} }} physics Physics {{ density -1 mass 0.1 }} }}
+""")
+    scene = load_scene(path)
+    assert (scene.contact_defaults.restitution,
+            scene.contact_defaults.restitution_threshold) == (0.5, 0.01)
+    with Simulation(scene) as sim:
+        assert first_rebound(heights(sim, 2.0)) == pytest.approx(0.25, rel=0.03)

@@ -7,7 +7,8 @@ nodes, ``NULL``), comments, ``DEF``/``USE``, ``PROTO`` definitions in the world 
 and the simple procedural templates (``%<= fields.x.value >%``; :mod:`.template`).
 
 Mapping (:mod:`.mapping`): ``WorldInfo`` (gravity, ``basicTimeStep`` ms -> ``step_length`` s,
-ERP/CFM, ``contactProperties`` -> ``material_pairs``; worlds before R2022a are Y-up and are
+ERP/CFM, ``contactProperties`` -> ``material_pairs``, and Webots' default ContactProperties
+(bounce 0.5 above 0.01 m/s) -> ``contact_defaults``; worlds before R2022a are Y-up and are
 turned Z-up by +90 degrees about x), ``Background.skyColor``, lights, ``Solid``/``Robot`` trees
 with ``Physics`` (mass or density x bounding volume, centre of mass, inertia matrix),
 bounding objects (Box, Sphere, Cylinder, Capsule, Plane, IndexedFaceSet, Mesh (local files),
@@ -54,7 +55,7 @@ from pathlib import Path
 
 from ...errors import SceneLoadError
 from ...scene.geometry import GREY, Box, Plane
-from ...scene.model import Collision, Entity, Light, Scene, Visual
+from ...scene.model import Collision, ContactDefaults, Entity, Light, Scene, Visual
 from ...scene.transforms import IDENTITY, Pose
 from . import fields
 from .mapping import (
@@ -243,6 +244,7 @@ def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
         cfm=info.float('CFM', 1e-5),
         lights=tuple(world.lights),
         material_pairs=tuple(contact_pairs(info, context)),
+        contact_defaults=ContactDefaults(restitution=0.5, restitution_threshold=0.01),
         warnings=tuple(context.warnings),
         metadata={'webots_version': document.version, 'controllers': world.controllers,
                   'y_up': context.y_up},
