@@ -63,10 +63,13 @@ class ExplosionGuard:
         if not _finite((*position, *orientation, *linear, *angular)):
             bad_state = -1
         links = sorted(i for i in built.link_names if i >= 0)
-        if links:
-            states = pb.getLinkStates(built.body, links, computeLinkVelocity=1,
-                                      physicsClientId=client)
-            for index, state in zip(links, states):
+        for body in built.bodies:  # one, or the parts of a large entity
+            mine = [i for i in links if built.locate(i)[0] == body]
+            if not mine:
+                continue
+            states = pb.getLinkStates(body, [built.locate(i)[1] for i in mine],
+                                      computeLinkVelocity=1, physicsClientId=client)
+            for index, state in zip(mine, states):
                 if bad_state is None and not _finite((*state[0], *state[1], *state[6])):
                     bad_state = index
                 speed = math.hypot(*state[6])

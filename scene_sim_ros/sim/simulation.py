@@ -32,7 +32,7 @@ from ..scene import Entity, Pose, Scene
 from ..scene.sensors import IMAGE_SENSORS
 from ..scene.transforms import cross, quat_from_axis_angle, quat_multiply, quat_normalized, vec3
 from .bounce import Bounce
-from .builder import Builder, BuiltEntity
+from .builder import Builder, BuiltEntity, place_parts
 from .guard import ExplosionGuard
 from .materials import fit_materials
 from .meshes import default_mesh_dir
@@ -137,7 +137,8 @@ class Simulation:
         built = self._builder.build(entity)
         self._entities[entity.name] = built
         self._bounce.add(built)
-        self._by_body[built.body] = built
+        for body in built.bodies:
+            self._by_body[body] = built
         self._flush_shape_warnings()
         if not built.fixed and any((*entity.linear_velocity, *entity.angular_velocity)):
             self.set_velocity(entity.name, entity.linear_velocity, entity.angular_velocity)
@@ -218,6 +219,9 @@ class Simulation:
         for built in self._entities.values():
             if not built.joint_indices or not built.motors.active:
                 continue
+            if built.parts:
+                self._apply_part_motors(built)
+                continue
             states = pb.getJointStates(built.body, built.joint_indices, physicsClientId=client)
             positions = np.fromiter((s[0] for s in states), float, len(states))
             velocities = np.fromiter((s[1] for s in states), float, len(states))
@@ -229,6 +233,37 @@ class Simulation:
                 pb.setJointMotorControlArray(
                     built.body, [built.joint_indices[k] for k in out.effort_joints],
                     pb.TORQUE_CONTROL, forces=out.efforts.tolist(), physicsClientId=client)
+
+    def _apply_part_motors(self, built: BuiltEntity) -> None:
+        """:meth:`_apply_motors` for an entity of several PyBullet bodies (see ``Part``)."""
+        client = self.client
+        states = self._joint_states(built)
+        positions = np.fromiter((s[0] for s in states), float, len(states))
+        velocities = np.fromiter((s[1] for s in states), float, len(states))
+        out = built.motors.output(positions, velocities)
+        efforts = dict(zip(out.effort_joints.tolist(), out.efforts.tolist()))
+        for body, indices, ks in built.joint_groups():
+            pb.setJointMotorControlArray(body, indices, pb.VELOCITY_CONTROL,
+                                         targetVelocities=[out.velocities[k] for k in ks],
+                                         forces=[out.forces[k] for k in ks],
+                                         physicsClientId=client)
+            torque = [(i, efforts[k]) for i, k in zip(indices, ks) if k in efforts]
+            if torque:
+                pb.setJointMotorControlArray(body, [i for i, _ in torque], pb.TORQUE_CONTROL,
+                                             forces=[f for _, f in torque],
+                                             physicsClientId=client)
+
+    def _joint_states(self, built: BuiltEntity) -> list:
+        """PyBullet's joint states of ``built.joint_indices``, in their order."""
+        if not built.parts:
+            return list(pb.getJointStates(built.body, built.joint_indices,
+                                          physicsClientId=self.client))
+        states: list = [None] * len(built.joint_indices)
+        for body, indices, ks in built.joint_groups():
+            for k, state in zip(ks, pb.getJointStates(body, indices,
+                                                      physicsClientId=self.client)):
+                states[k] = state
+        return states
 
     def _apply_pushes(self, last: bool = True) -> None:
         for push in self._pushes:
@@ -279,6 +314,12 @@ class Simulation:
             self._built(name)
         return self._entities.get(entity) or self._built(entity), self.link_index(entity, link)
 
+    def locate(self, entity: str, index: int) -> tuple[int, int]:
+        """(PyBullet body, its link index) of ``entity``'s link index ``index`` (as
+        :meth:`link_index` gives it): an entity with more links than one PyBullet body takes
+        is several bodies (:class:`~scene_sim_ros.sim.builder.Part`); else ``(body_id, index)``."""
+        return self._built(entity).locate(index)
+
     def body_id(self, entity: str) -> int:
         """PyBullet body unique id of ``entity``."""
         return self._built(entity).body
@@ -317,7 +358,9 @@ class Simulation:
     def link_name(self, body_id: int, link_index: int) -> str | None:
         """Model link name of PyBullet ``(body_id, link_index)`` (None if unknown)."""
         built = self._by_body.get(body_id)
-        return built.model_link_name(link_index) if built is not None else None
+        if built is None:
+            return None
+        return built.model_link_name(built.global_index(body_id, link_index))
 
     # -- poses -----------------------------------------------------------------------------
     def _inertial(self, built: BuiltEntity, link: int) -> Pose:
@@ -341,7 +384,7 @@ class Simulation:
             self._guard.require_finite(built.name, (*position, *orientation))
             return Pose(position, orientation) * built.inertial_inverse[-1]
         # the centre-of-mass frame comes in double precision, the link frame [4:6] in float
-        state = pb.getLinkState(built.body, index, computeForwardKinematics=1,
+        state = pb.getLinkState(*built.locate(index), computeForwardKinematics=1,
                                 physicsClientId=self.client)
         self._guard.require_finite(built.name, (*state[0], *state[1]))
         return Pose(state[0], state[1]) * built.inertial_inverse[index]
@@ -351,10 +394,13 @@ class Simulation:
         built = self._built(entity)
         poses = {built.link_names[-1]: self._link_pose(built, -1)}
         indices = [i for i in built.link_names if i >= 0]
-        if indices:
-            states = pb.getLinkStates(built.body, indices, computeForwardKinematics=1,
-                                      physicsClientId=self.client)
-            for i, state in zip(indices, states):
+        for body in built.bodies:
+            mine = [i for i in indices if built.locate(i)[0] == body]
+            if not mine:
+                continue
+            states = pb.getLinkStates(body, [built.locate(i)[1] for i in mine],
+                                      computeForwardKinematics=1, physicsClientId=self.client)
+            for i, state in zip(mine, states):
                 poses[built.link_names[i]] = Pose(state[0], state[1]) * built.inertial_inverse[i]
         return poses
 
@@ -385,6 +431,8 @@ class Simulation:
         inertial = pose * built.inertial[-1]
         pb.resetBasePositionAndOrientation(built.body, inertial.position, inertial.orientation,
                                            physicsClientId=self.client)
+        if built.parts:
+            place_parts(self.client, built)
 
     # -- velocities ------------------------------------------------------------------------
     def link_world_velocity(self, entity: str, link: str) -> tuple[Vector, Vector]:
@@ -398,7 +446,7 @@ class Simulation:
             origin = self._link_pose(built, -1).position
             linear, angular = pb.getBaseVelocity(built.body, physicsClientId=self.client)
         else:
-            state = pb.getLinkState(built.body, index, computeLinkVelocity=1,
+            state = pb.getLinkState(*built.locate(index), computeLinkVelocity=1,
                                     computeForwardKinematics=1, physicsClientId=self.client)
             com, linear, angular = state[0], state[6], state[7]
             origin = (Pose(state[0], state[1]) * built.inertial_inverse[index]).position
@@ -427,6 +475,8 @@ class Simulation:
         offset = tuple(c - o for c, o in zip(com, origin))
         com_velocity = tuple(v + w for v, w in zip(linear_v, cross(angular_v, offset)))
         pb.resetBaseVelocity(built.body, com_velocity, angular_v, physicsClientId=self.client)
+        if built.parts:
+            place_parts(self.client, built)
         _invalidate_renders(self)
 
     # -- joints ----------------------------------------------------------------------------
@@ -439,7 +489,7 @@ class Simulation:
         built = self._built(entity)
         if not built.joint_indices:
             return {}
-        states = pb.getJointStates(built.body, built.joint_indices, physicsClientId=self.client)
+        states = self._joint_states(built)
         motors = built.motors
         out = {}
         for k, (joint, state) in enumerate(zip(built.movable_joints, states)):
@@ -462,8 +512,10 @@ class Simulation:
         if not math.isfinite(position):
             raise SimulationError(f'joint {joint!r}: position must be finite')
         k = motors.index[joint]
-        pb.resetJointState(built.body, built.joint_indices[k], position, 0.0,
+        pb.resetJointState(*built.locate(built.joint_indices[k]), position, 0.0,
                            physicsClientId=self.client)
+        if built.parts:
+            place_parts(self.client, built)
         if motors.mode[k] == POSITION:
             motors.position_target[k] = min(max(position, motors.lower[k]), motors.upper[k])
         _invalidate_renders(self)
@@ -480,20 +532,23 @@ class Simulation:
                 not math.isfinite(duration) or duration < 0.0:
             raise SimulationError('apply_force needs finite force, torque and duration >= 0')
         steps = max(1, round(duration / self.step_length))
-        self._pushes.append(_Push(built.body, index, vec3(values[:3]), vec3(values[3:]), steps))
+        self._pushes.append(_Push(*built.locate(index), vec3(values[:3]), vec3(values[3:]),
+                                  steps))
 
     def contacts(self, entity: str) -> list[ContactPoint]:
         """Contact points of ``entity`` after the last step."""
         built = self._built(entity)
         points = []
-        for c in pb.getContactPoints(bodyA=built.body, physicsClientId=self.client):
-            other = self._by_body.get(c[2])
-            points.append(ContactPoint(
-                link=built.model_link_name(c[3]) or '',
-                other_entity=other.name if other else '',
-                other_link=(other.model_link_name(c[4]) or '') if other else '',
-                position=c[5], normal=tuple(c[7]),
-                normal_force=c[9], distance=c[8]))
+        for body in built.bodies:
+            for c in pb.getContactPoints(bodyA=body, physicsClientId=self.client):
+                other = self._by_body.get(c[2])
+                points.append(ContactPoint(
+                    link=built.model_link_name(built.global_index(body, c[3])) or '',
+                    other_entity=other.name if other else '',
+                    other_link=(other.model_link_name(other.global_index(c[2], c[4])) or '')
+                    if other else '',
+                    position=c[5], normal=tuple(c[7]),
+                    normal_force=c[9], distance=c[8]))
         return points
 
     def center_of_mass(self, entity: str) -> Vector:
@@ -502,11 +557,12 @@ class Simulation:
         client = self.client
         masses, positions = [], []
         for index in (*built.link_names, *built.helper_parent):
-            mass = pb.getDynamicsInfo(built.body, index, physicsClientId=client)[0]
+            body, local = built.locate(index)
+            mass = pb.getDynamicsInfo(body, local, physicsClientId=client)[0]
             if index == -1 and built.fixed:
                 mass = built.entity.root.inertial.mass
             masses.append(mass)
-            positions.append(self._com_position(built.body, index))
+            positions.append(self._com_position(body, local))
         total = sum(masses)
         if total <= 0.0:
             return self._link_pose(built, -1).position
@@ -552,10 +608,14 @@ class Simulation:
         """Delete an entity; a loaded one comes back on reset with scope 'spawned' or 'all'."""
         built = self._built(name)
         self._bounce.remove(built)
-        pb.removeBody(built.body, physicsClientId=self.client)
+        for part in built.parts:
+            if part.constraint is not None:
+                pb.removeConstraint(part.constraint, physicsClientId=self.client)
+        for body in built.bodies:
+            pb.removeBody(body, physicsClientId=self.client)
+            del self._by_body[body]
         del self._entities[name]
-        del self._by_body[built.body]
-        self._pushes = [p for p in self._pushes if p.body != built.body]
+        self._pushes = [p for p in self._pushes if p.body not in built.bodies]
         for key in [k for k in self._readers if k[0] == name]:
             del self._readers[key]
         if name in self._spawned:
@@ -574,10 +634,12 @@ class Simulation:
         self._place_root(built, entity.pose)
         self.set_velocity(name, entity.linear_velocity, entity.angular_velocity)
         for joint, index in zip(built.movable_joints, built.joint_indices):
-            pb.resetJointState(built.body, index, joint.initial_position, 0.0,
+            pb.resetJointState(*built.locate(index), joint.initial_position, 0.0,
                                physicsClientId=client)
+        if built.parts:
+            place_parts(client, built)
         built.motors.reset()
-        self._pushes = [p for p in self._pushes if p.body != built.body]
+        self._pushes = [p for p in self._pushes if p.body not in built.bodies]
         _invalidate_renders(self)
 
     def reset(self, scope: ResetScope = 'all') -> None:

@@ -40,7 +40,8 @@ POINT_LENGTH = 1e-6  # a stiff wire at most this long is a point-to-point constr
 @dataclass
 class _End:
     built: BuiltEntity
-    link: int  # PyBullet link index
+    body: int  # PyBullet body
+    link: int  # its link index
     anchor: np.ndarray  # attachment point in the link's centre-of-mass frame
     movable: bool
 
@@ -62,7 +63,7 @@ class WireSet:
                 self.warnings.append(f'wire {wire.name!r}: {err}; skipped')
                 continue
             if wire.kind == 'stiff' and wire.length <= POINT_LENGTH:
-                pb.createConstraint(a.built.body, a.link, b.built.body, b.link,
+                pb.createConstraint(a.body, a.link, b.body, b.link,
                                     pb.JOINT_POINT2POINT, (0, 0, 0), a.anchor.tolist(),
                                     b.anchor.tolist(), physicsClientId=self.client)
                 continue
@@ -73,8 +74,7 @@ class WireSet:
     def apply(self, dt: float) -> None:
         """Apply the wire forces of the coming physics step of ``dt`` seconds."""
         for wire, a, b in self.wires:
-            if self.alive.get(a.built.body) is not a.built or \
-                    self.alive.get(b.built.body) is not b.built:
+            if self.alive.get(a.body) is not a.built or self.alive.get(b.body) is not b.built:
                 continue
             pa, va, ra, rot_a = self._point(a)
             pb_, vb, rb, rot_b = self._point(b)
@@ -118,11 +118,11 @@ class WireSet:
         of mass and the link's rotation matrix."""
         client = self.client
         if end.link < 0:
-            position, orientation = pb.getBasePositionAndOrientation(end.built.body,
+            position, orientation = pb.getBasePositionAndOrientation(end.body,
                                                                      physicsClientId=client)
-            linear, angular = pb.getBaseVelocity(end.built.body, physicsClientId=client)
+            linear, angular = pb.getBaseVelocity(end.body, physicsClientId=client)
         else:
-            state = pb.getLinkState(end.built.body, end.link, computeLinkVelocity=1,
+            state = pb.getLinkState(end.body, end.link, computeLinkVelocity=1,
                                     computeForwardKinematics=1, physicsClientId=client)
             position, orientation, linear, angular = state[0], state[1], state[6], state[7]
         rotation = np.array(pb.getMatrixFromQuaternion(orientation)).reshape(3, 3)
@@ -135,7 +135,7 @@ class WireSet:
                       rotation: np.ndarray) -> float:
         if not end.movable:
             return 0.0
-        info = pb.getDynamicsInfo(end.built.body, end.link, physicsClientId=self.client)
+        info = pb.getDynamicsInfo(end.body, end.link, physicsClientId=self.client)
         mass, inertia = info[0], np.array(info[2])
         if mass <= 0.0:
             return 0.0
@@ -144,7 +144,7 @@ class WireSet:
         return 1.0 / mass + turning
 
     def _push(self, end: _End, force: list[float], position: list[float]) -> None:
-        pb.applyExternalForce(end.built.body, end.link, force, position, pb.WORLD_FRAME,
+        pb.applyExternalForce(end.body, end.link, force, position, pb.WORLD_FRAME,
                               physicsClientId=self.client)
 
 
@@ -165,4 +165,4 @@ def _end(sim: Simulation, name: str, point: tuple[float, float, float]) -> _End:
         movable = False
     if not all(math.isfinite(v) for v in anchor):
         raise SimulationError(f'attachment point {point} is not finite')
-    return _End(built, link, np.array(anchor, float), movable)
+    return _End(built, *built.locate(link), np.array(anchor, float), movable)

@@ -22,8 +22,7 @@ class CollisionSensorReader(Reader):
 
     def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
-        self.body = sim.body_id(entity)
-        self.link = sim.sensor_link_index(entity, sensor.name)
+        self.body, self.link = sim.locate(entity, sim.sensor_link_index(entity, sensor.name))
 
     def read(self) -> dict[str, Any]:
         points = p.getContactPoints(bodyA=self.body, linkIndexA=self.link,

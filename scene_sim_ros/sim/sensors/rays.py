@@ -120,7 +120,8 @@ class _RayReader(Reader):
     def __init__(self, sim: Any, entity: str, sensor: Any, directions: np.ndarray) -> None:
         super().__init__(sim, entity, sensor)
         self.directions = directions  # unit vectors in the sensor frame, (N, 3)
-        self.ignore = (sim.body_id(entity), sim.own_link_indices(entity, sensor.link))
+        own = [sim.locate(entity, i) for i in sim.own_link_indices(entity, sensor.link)]
+        self.ignore = (own[0][0], tuple(link for _, link in own))  # one body holds them all
 
     def ranges(self) -> np.ndarray:
         pose = self.sensor_pose()
