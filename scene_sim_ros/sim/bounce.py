@@ -120,6 +120,7 @@ class Bounce:
             root.velocity, root.angular = np.array(linear), np.array(angular)
 
     def after_step(self) -> None:
+        done: set[tuple[int, int]] = set()  # two handled roots touching: once, not twice
         for root in self.roots.values():
             contacts = pb.getContactPoints(bodyA=root.body, linkIndexA=-1,
                                            physicsClientId=self.client)
@@ -127,6 +128,9 @@ class Bounce:
             for point in contacts:
                 groups.setdefault((point[2], point[4]), []).append(point)
             for (other, link), points in groups.items():
+                if (other, root.body) in done:
+                    continue
+                done.add((root.body, other))
                 self._bounce(root, other, link, points)
 
     # -- one contact -------------------------------------------------------------------------
@@ -149,7 +153,8 @@ class Bounce:
                         - self._before(partner, other, link, point)))
         if -w0 <= threshold:
             return
-        a = max(-float(self.gravity @ n), 0.0)  # acceleration towards the surface
+        # acceleration towards the surface: none between two free bodies (both fall)
+        a = 0.0 if partner is not None else max(-float(self.gravity @ n), 0.0)
         dt = self.time_step
         x0 = min(p[8] for p in points)
         energy = w0 * w0 / 2.0 + a * x0 - a * dt * w0 / 2.0
