@@ -7,8 +7,8 @@ The arguments match ``scene-sim-ros run`` options one for one: ``scene`` (empty:
 default scene), ``namespace``, ``isolate`` (clock and TF in the namespace, frames prefixed with
 it: several simulations on one ROS domain), ``use_sim_time``, ``gui``, ``real_time_factor``,
 ``paused``, ``params_file``, ``rviz``, ``robot_state_publisher`` (one per robot, fed with
-its URDF; the simulator then leaves link TF to them) and ``record`` (a rosbag2 MCAP file to
-record into).
+its URDF; the simulator then leaves link TF to them), ``record`` (a rosbag2 MCAP file to
+record into) and ``foxglove`` (the port of the Foxglove live view; 0: off).
 
 Optional packages (rviz2, robot_state_publisher) are looked up before anything starts: a missing
 one stops the launch with a message saying which and how to install it, so no simulation is left
@@ -42,6 +42,8 @@ ARGUMENTS = (
     ('rviz', 'false', 'start rviz2 with config/scene_sim_ros.rviz'),
     ('robot_state_publisher', 'false', 'start robot_state_publisher for every robot'),
     ('record', '', 'record every published topic into this rosbag2 MCAP file (empty: no)'),
+    ('foxglove', '0', 'serve every topic over the Foxglove WebSocket protocol on this port '
+                      '(0: off; 8765 is the usual one)'),
 )
 
 
@@ -102,6 +104,8 @@ def _launch_setup(context):
     }]
     if value['record']:
         parameters[0]['record.path'] = os.path.abspath(value['record'])
+    if value['foxglove'].strip().lower() not in ('', '0', 'false', 'off'):
+        parameters[0]['foxglove.port'] = int(value['foxglove'])
     if value['params_file']:
         parameters.insert(0, value['params_file'])
     actions = [_sim_node_action(name='scene_sim', namespace=value['namespace'],

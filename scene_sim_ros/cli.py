@@ -142,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--record', default=None, metavar='FILE.mcap',
                      help='record every published topic into a rosbag2 MCAP file (parameters '
                           'record.topics, record.max_size_mb choose topics and size)')
+    run.add_argument('--foxglove', nargs='?', type=int, const=8765, default=None, metavar='PORT',
+                     help='serve every topic to Foxglove / Lichtblick over WebSocket on PORT '
+                          '(default 8765; parameter foxglove.address, default 127.0.0.1)')
 
     urdf = commands.add_parser(
         'urdf', help="print one entity's URDF (its robot_description)",
@@ -257,6 +260,8 @@ def cmd_run(args: argparse.Namespace, ros_args: list[str]) -> int:
         parameters['strict'] = True
     if args.record:
         parameters['record.path'] = str(Path(args.record).resolve())
+    if args.foxglove is not None:
+        parameters['foxglove.port'] = args.foxglove
     extra: list[str] = []
     if args.namespace:
         extra += ['-r', f'__ns:={args.namespace if args.namespace.startswith("/") else "/" + args.namespace}']

@@ -30,6 +30,11 @@ def _declare(node: Any) -> None:
         'globs of the topics to record (e.g. /rover/*); empty: every published topic'))
     node.declare_parameter('record.max_size_mb', 0.0, describe(
         'end the recording once the file has this size in MiB (0: no limit)'))
+    node.declare_parameter('foxglove.port', 0, describe(
+        'serve every published topic over the Foxglove WebSocket protocol on this port '
+        '(0: off; scene-sim-ros run --foxglove uses 8765)'))
+    node.declare_parameter('foxglove.address', '127.0.0.1', describe(
+        'address the Foxglove server listens on (0.0.0.0: every interface)'))
 
 
 def _value(node: Any, name: str) -> Any:
@@ -40,7 +45,7 @@ def _value(node: Any, name: str) -> Any:
 def init(node: Any) -> None:
     _declare(node)
     path = str(node.get_parameter('record.path').value or '')
-    port = 0
+    port = int(node.get_parameter('foxglove.port').value or 0)
     state: dict[str, Any] = {}
     setattr(node, _STATE, state)
     if not path and not port:
@@ -55,6 +60,17 @@ def init(node: Any) -> None:
             path, topics=topics, logger=node.get_logger(),
             max_size_mb=float(node.get_parameter('record.max_size_mb').value or 0))
         tap.add_sink(state['recorder'])
+    if port:
+        try:
+            from .foxglove_bridge import FoxgloveBridge
+        except ImportError as err:
+            node.get_logger().error(f'--foxglove needs foxglove-sdk (pip install foxglove-sdk): '
+                                    f'{err}')
+        else:
+            state['foxglove'] = FoxgloveBridge(
+                node, tap, port=port,
+                address=str(node.get_parameter('foxglove.address').value or '127.0.0.1'))
+            tap.add_sink(state['foxglove'])
     tap.start()
 
 

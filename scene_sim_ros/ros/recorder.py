@@ -79,7 +79,15 @@ class Recorder:
         if self.path.suffix != '.mcap':
             self.path = self.path.with_name(self.path.name + '.mcap')
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._select = topic_selector(topics)
+        select = topic_selector(topics)
+        self._selected: dict[str, bool] = {}
+
+        def selected(topic: str) -> bool:
+            found = self._selected.get(topic)
+            if found is None:
+                found = self._selected[topic] = select(topic)
+            return found
+        self._select = selected
         self.max_bytes = int(max_size_mb * 2**20) if max_size_mb and max_size_mb > 0 else 0
         self.logger = logger
         self.dropped = 0
@@ -109,10 +117,11 @@ class Recorder:
         return self._open and self._select(topic)
 
     def topic_added(self, info: TopicInfo) -> None:
-        self._put(('topic', info), block=True)
+        if self._select(info.topic):
+            self._put(('topic', info), block=True)
 
     def message(self, topic: str, data: bytes, stamp_ns: int) -> None:
-        if not self._open:
+        if not self._open or not self._select(topic):
             return
         if self._queued_bytes + len(data) > QUEUE_BYTES or not self._put(
                 ('msg', topic, stamp_ns, data), block=False):

@@ -8,7 +8,8 @@ know nothing of it. Stamps are the sim time of the node (its clock, fed by the p
 a tap outside the simulation process (``scene-sim-ros record``) takes them from ``/clock``.
 
 A sink has ``wants(topic) -> bool``, ``topic_added(info: TopicInfo)`` and
-``message(topic, data, stamp_ns)``; ``message`` runs on the tap's thread and must not block.
+``message(topic, data, stamp_ns)`` (optional: ``topic_removed(topic)``,
+``command_added(info)``); ``message`` runs on the tap's thread and must not block.
 """
 
 from __future__ import annotations
@@ -134,6 +135,45 @@ def message_definition(type_name: str) -> tuple[str, str]:
     return text, digest
 
 
+@cache
+def service_definitions(type_name: str) -> tuple[str, str]:
+    """ros2msg texts of the request and response of service ``pkg/srv/Name`` (``'pkg/srv/
+    Name_Request'`` ...), from the installed .srv file; ``('', '')`` where unknown."""
+    from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+    from rosbags.typesys import get_types_from_msg
+    package, _, name = type_name.partition('/srv/')
+    try:
+        with open(f'{get_package_share_directory(package)}/srv/{name}.srv',
+                  encoding='utf8') as handle:
+            text = handle.read()
+    except (PackageNotFoundError, OSError, ValueError):
+        return '', ''
+    lines = text.splitlines()
+    cut = next((i for i, line in enumerate(lines) if line.strip() == '---'), len(lines))
+    parts = ('\n'.join(lines[:cut]), '\n'.join(lines[cut + 1:]))
+    store = _typestore()
+    texts = []
+    for suffix, part in zip(('_Request', '_Response'), parts, strict=True):
+        full = f'{package}/msg/{name}{suffix}'  # rosbags names messages pkg/msg/Name only
+        try:
+            if full not in store.fielddefs:
+                types = get_types_from_msg(part, full)
+                for _, fields in types.values():
+                    for _, spec in fields:
+                        for used in _type_names(spec):
+                            _register(store, used, set())
+                store.register(types)
+            texts.append(store.generate_msgdef(full, ros_version=2)[0])
+        except Exception:  # noqa: BLE001 - unparsable: no schema
+            texts.append('')
+    return texts[0], texts[1]
+
+
+def service_class(type_name: str) -> Any:
+    package, _, name = type_name.partition('/srv/')
+    return getattr(importlib.import_module(f'{package}.srv'), name)
+
+
 def message_class(type_name: str) -> Any:
     package, _, name = type_name.partition('/msg/')
     return getattr(importlib.import_module(f'{package}.msg'), name)
@@ -154,7 +194,11 @@ class Tap:
     """Subscribes to what ``target`` (``(name, namespace)``) publishes; one thread of its own.
 
     ``context`` is the rclpy context (the simulation's, or a client's); ``now`` gives the stamp
-    of a message (None: the last ``/clock`` seen)."""
+    of a message (None: the last ``/clock`` seen). Every sink hears of every topic the target
+    publishes (``topic_added``, ``topic_removed``) and of those it subscribes to
+    (``command_added``: the command topics a viewer may publish to); a topic is subscribed while
+    some sink ``wants`` it (the live view: while a viewer watches it), and its messages go to
+    the sinks that want it. :meth:`wake` makes the tap look again at once (from any thread)."""
 
     def __init__(self, context: Any, target: tuple[str, str], *,
                  now: Callable[[], int] | None = None, namespace: str = '/',
@@ -170,21 +214,30 @@ class Tap:
         self._depth = depth
         self.sinks: list[Sink] = []
         self.topics: dict[str, TopicInfo] = {}
+        self.commands: dict[str, TopicInfo] = {}
         self._subscriptions: dict[str, Any] = {}
         self._topic_sinks: dict[str, list[Sink]] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._executor = SingleThreadedExecutor(context=context)
         self._executor.add_node(self.node)
         self._thread: threading.Thread | None = None
         self._timer = self.node.create_timer(REFRESH_S, self.refresh)
+        self._wake = self.node.create_guard_condition(self.refresh)
 
     def add_sink(self, sink: Sink) -> None:
         with self._lock:
             self.sinks.append(sink)
             for info in self.topics.values():
-                if sink.wants(info.topic):
-                    sink.topic_added(info)
-                    self._topic_sinks[info.topic].append(sink)
+                sink.topic_added(info)
+            for info in self.commands.values():
+                _call(sink, 'command_added', info)
+
+    def wake(self) -> None:
+        """Look at the graph and the sinks' wishes again soon (any thread)."""
+        try:
+            self._wake.trigger()
+        except Exception:  # noqa: BLE001 - shutting down
+            pass
 
     def start(self) -> None:
         self.refresh()
@@ -213,62 +266,94 @@ class Tap:
     def stamp(self) -> int:
         return self._now() if self._now is not None else self._clock_ns
 
-    def _published(self) -> dict[str, tuple[str, bool, bool]]:
-        """topic -> (type, reliable, latched) for what the target publishes now."""
-        found: dict[str, tuple[str, bool, bool]] = {}
+    def _graph(self) -> tuple[dict[str, tuple[str, bool, bool]], dict[str, str]]:
+        """({topic: (type, reliable, latched)} the target publishes, {topic: type} it
+        subscribes to)."""
+        published: dict[str, tuple[str, bool, bool]] = {}
+        subscribed: dict[str, str] = {}
         for topic, types in self.node.get_topic_names_and_types():
             if not types:
                 continue
             infos = [i for i in self.node.get_publishers_info_by_topic(topic)
                      if (i.node_name, i.node_namespace) == self.target]
-            if not infos:
-                continue
-            reliable = all(i.qos_profile.reliability == ReliabilityPolicy.RELIABLE for i in infos)
-            latched = all(i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
-                          for i in infos)
-            found[topic] = (infos[0].topic_type, reliable, latched)
-        return found
+            if infos:
+                reliable = all(i.qos_profile.reliability == ReliabilityPolicy.RELIABLE
+                               for i in infos)
+                latched = all(i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
+                              for i in infos)
+                published[topic] = (infos[0].topic_type, reliable, latched)
+            elif topic not in HIDDEN_TOPICS:
+                subs = [i for i in self.node.get_subscriptions_info_by_topic(topic)
+                        if (i.node_name, i.node_namespace) == self.target]
+                if subs:
+                    subscribed[topic] = subs[0].topic_type
+        return published, subscribed
+
+    def _published(self) -> dict[str, tuple[str, bool, bool]]:
+        return self._graph()[0]
 
     def refresh(self) -> None:
-        """Subscribe to new topics of the target, drop vanished ones."""
+        """Follow the graph (new and vanished topics) and the sinks' wishes (subscriptions)."""
         try:
-            published = self._published()
+            published, subscribed = self._graph()
         except Exception:  # noqa: BLE001 - graph queries during shutdown
             return
         with self._lock:
-            for topic in [t for t in self._subscriptions if t not in published]:
-                subscription = self._subscriptions.pop(topic)
-                if subscription is not None:
-                    self.node.destroy_subscription(subscription)
-                self.topics.pop(topic, None)
-                self._topic_sinks.pop(topic, None)
+            for topic in [t for t in self.topics if t not in published]:
+                self._unsubscribe(topic)
+                del self.topics[topic]
+                for sink in self.sinks:
+                    _call(sink, 'topic_removed', topic)
             for topic, (type_name, reliable, latched) in sorted(published.items()):
-                if topic in self._subscriptions:
-                    continue
-                sinks = [s for s in self.sinks if s.wants(topic)]
-                is_clock = topic.rsplit('/', 1)[-1] == 'clock' and 'Clock' in type_name
-                if not sinks and not (is_clock and self._now is None):
-                    continue
-                try:
-                    msg_type = message_class(type_name)
-                except (ImportError, AttributeError):
-                    self.logger.warning(f'tap: {topic}: type {type_name} not installed; skipped')
-                    self._subscriptions[topic] = None
-                    continue
-                definition, digest = message_definition(type_name)
-                info = TopicInfo(topic, type_name, definition, digest, reliable, latched)
-                qos = QoSProfile(
-                    depth=self._depth,
-                    reliability=(ReliabilityPolicy.RELIABLE if reliable
-                                 else ReliabilityPolicy.BEST_EFFORT),
-                    durability=(DurabilityPolicy.TRANSIENT_LOCAL if latched
-                                else DurabilityPolicy.VOLATILE))
-                self.topics[topic] = info
-                self._topic_sinks[topic] = sinks
-                for sink in sinks:
-                    sink.topic_added(info)
-                self._subscriptions[topic] = self.node.create_subscription(
-                    msg_type, topic, self._callback(topic, sinks, is_clock), qos, raw=True)
+                if topic not in self.topics:
+                    definition, digest = message_definition(type_name)
+                    self.topics[topic] = TopicInfo(topic, type_name, definition, digest,
+                                                   reliable, latched)
+                    for sink in self.sinks:
+                        sink.topic_added(self.topics[topic])
+                self._follow_wishes(self.topics[topic])
+            for topic, type_name in sorted(subscribed.items()):
+                if topic not in self.commands:
+                    definition, digest = message_definition(type_name)
+                    self.commands[topic] = TopicInfo(topic, type_name, definition, digest,
+                                                     True, False)
+                    for sink in self.sinks:
+                        _call(sink, 'command_added', self.commands[topic])
+
+    def _follow_wishes(self, info: TopicInfo) -> None:
+        topic = info.topic
+        is_clock = topic.rsplit('/', 1)[-1] == 'clock' and 'Clock' in info.type
+        wanting = [s for s in self.sinks if s.wants(topic)]
+        needed = bool(wanting) or (is_clock and self._now is None)
+        if topic in self._subscriptions:
+            if not needed:
+                self._unsubscribe(topic)
+            else:
+                self._topic_sinks[topic][:] = wanting
+            return
+        if not needed:
+            return
+        try:
+            msg_type = message_class(info.type)
+        except (ImportError, AttributeError):
+            self.logger.warning(f'tap: {topic}: type {info.type} not installed here; skipped',
+                                once=True)
+            return
+        qos = QoSProfile(
+            depth=self._depth,
+            reliability=(ReliabilityPolicy.RELIABLE if info.reliable
+                         else ReliabilityPolicy.BEST_EFFORT),
+            durability=(DurabilityPolicy.TRANSIENT_LOCAL if info.latched
+                        else DurabilityPolicy.VOLATILE))
+        self._topic_sinks[topic] = wanting
+        self._subscriptions[topic] = self.node.create_subscription(
+            msg_type, topic, self._callback(topic, wanting, is_clock), qos, raw=True)
+
+    def _unsubscribe(self, topic: str) -> None:
+        subscription = self._subscriptions.pop(topic, None)
+        self._topic_sinks.pop(topic, None)
+        if subscription is not None:
+            self.node.destroy_subscription(subscription)
 
     def _callback(self, topic: str, sinks: list[Sink], is_clock: bool) -> Callable[[bytes], None]:
         track = is_clock and self._now is None
@@ -282,6 +367,12 @@ class Tap:
             for sink in sinks:
                 sink.message(topic, data, stamp)
         return deliver
+
+
+def _call(sink: Any, method: str, *args: Any) -> None:
+    function = getattr(sink, method, None)
+    if function is not None:
+        function(*args)
 
 
 def start_in_node(node: Any) -> Tap:

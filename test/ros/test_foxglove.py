@@ -1,0 +1,186 @@
+"""Live view (issue 28): ``run --foxglove PORT`` speaks the Foxglove WebSocket protocol
+(``foxglove.sdk.v1``) to a client in another process, as Foxglove / Lichtblick do: the channel
+list, subscriptions with CDR payloads that decode (rosbags, from the advertised ros2msg
+schemas), client publishing to the joint commands, service calls."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import struct
+import time
+
+import pytest
+
+from support.processes import console_script
+
+pytest.importorskip('foxglove')
+websockets = pytest.importorskip('websockets')
+
+CLI = console_script('scene-sim-ros')
+SUBPROTOCOL = 'foxglove.sdk.v1'
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+class Viewer:
+    """A minimal Foxglove WebSocket client."""
+
+    def __init__(self, ws):
+        self.ws = ws
+        self.channels: dict[str, dict] = {}
+        self.services: dict[str, dict] = {}
+        self.server_info: dict = {}
+        self.subscriptions: dict[int, str] = {}
+        self.messages: dict[str, list[tuple[int, bytes]]] = {}
+        self.responses: dict[int, bytes] = {}
+        self.time = 0
+        self._next = 1
+
+    async def pump(self, seconds: float, until=None) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not (until and until()):
+            try:
+                frame = await asyncio.wait_for(self.ws.recv(), timeout=0.2)
+            except TimeoutError:
+                continue
+            if isinstance(frame, str):
+                msg = json.loads(frame)
+                if msg['op'] == 'serverInfo':
+                    self.server_info = msg
+                elif msg['op'] == 'advertise':
+                    for channel in msg['channels']:
+                        self.channels[channel['topic']] = channel
+                elif msg['op'] == 'advertiseServices':
+                    for service in msg['services']:
+                        self.services[service['name']] = service
+            elif frame[0] == 0x01:
+                sub, stamp = struct.unpack_from('<IQ', frame, 1)
+                topic = self.subscriptions.get(sub)
+                if topic is not None:
+                    self.messages.setdefault(topic, []).append((stamp, bytes(frame[13:])))
+            elif frame[0] == 0x02:
+                self.time = struct.unpack_from('<Q', frame, 1)[0]
+            elif frame[0] == 0x03:
+                _, call_id, length = struct.unpack_from('<III', frame, 1)
+                encoding_end = 13 + length
+                self.responses[call_id] = bytes(frame[encoding_end:])
+
+    async def subscribe(self, *topics: str) -> None:
+        subs = []
+        for topic in topics:
+            sub = self._next
+            self._next += 1
+            self.subscriptions[sub] = topic
+            subs.append({'id': sub, 'channelId': self.channels[topic]['id']})
+        await self.ws.send(json.dumps({'op': 'subscribe', 'subscriptions': subs}))
+
+
+def _decoder(channel: dict):
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+    store = get_typestore(Stores.EMPTY)
+    store.register(get_types_from_msg(channel['schema'], channel['schemaName']))
+    return lambda data: store.deserialize_cdr(data, channel['schemaName'])
+
+
+async def _session(port: int) -> dict:
+    from rclpy.serialization import serialize_message
+    from sensor_msgs.msg import JointState
+
+    result: dict = {}
+    async with websockets.connect(f'ws://127.0.0.1:{port}', subprotocols=[
+            'foxglove.websocket.v1', SUBPROTOCOL], max_size=None) as ws:
+        viewer = Viewer(ws)
+        await viewer.pump(10.0, until=lambda: '/rover/joint_states' in viewer.channels
+                          and '/rover/joint_commands' in viewer.channels
+                          and '/get_simulation_state' in viewer.services)
+        result['server_info'] = viewer.server_info
+        result['channels'] = dict(viewer.channels)
+        topics = ('/rover/camera/image_raw', '/tf', '/rover/joint_states', '/tf_static',
+                  '/rover/robot_description')
+        await viewer.subscribe(*topics)
+        await viewer.pump(20.0, until=lambda: all(len(viewer.messages.get(t, [])) >= (
+            1 if t in ('/tf_static', '/rover/robot_description') else 5) for t in topics))
+        result['messages'] = {t: list(m) for t, m in viewer.messages.items()}
+        result['time'] = viewer.time
+
+        # publish a joint command as Lichtblick does: a client channel without a schema
+        await ws.send(json.dumps({'op': 'advertise', 'channels': [{
+            'id': 7, 'topic': '/rover/joint_commands', 'encoding': 'cdr',
+            'schemaName': 'sensor_msgs/msg/JointState'}]}))
+        await viewer.pump(0.5)
+        command = JointState(name=['pan_joint'], position=[1.0])
+        for _ in range(5):
+            await ws.send(b'\x01' + struct.pack('<I', 7) + serialize_message(command))
+            await viewer.pump(0.2)
+        viewer.messages.clear()
+        await viewer.pump(4.0)
+        result['after'] = list(viewer.messages.get('/rover/joint_states', []))
+
+        # call a supervisor service with an empty request
+        service = viewer.services.get('/get_simulation_state')
+        if service is not None:
+            encoding = b'cdr'
+            await ws.send(b'\x02' + struct.pack('<III', service['id'], 42, len(encoding))
+                          + encoding + b'\x00\x01\x00\x00\x00')
+            await viewer.pump(10.0, until=lambda: 42 in viewer.responses)
+            result['service_response'] = viewer.responses.get(42)
+        result['services'] = dict(viewer.services)
+    return result
+
+
+def test_a_foxglove_client_sees_subscribes_decodes_and_commands(managed_process):
+    port = _free_port()
+    sim = managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-run',
+                          ready=r'Foxglove live view on ws://', ready_timeout=120)
+    sim.wait_for_output(r'services: get_simulator_features', timeout=60)
+    result = asyncio.run(_session(port))
+
+    channels = result['channels']
+    for topic in ('/clock', '/tf', '/tf_static', '/rover/joint_states', '/rover/camera/image_raw',
+                  '/rover/imu/data_raw', '/rover/laser/scan', '/rover/robot_description',
+                  '/rover/odom'):
+        assert topic in channels, sorted(channels)
+        assert channels[topic]['encoding'] == 'cdr'
+        assert channels[topic]['schemaEncoding'] == 'ros2msg'
+    assert channels['/rover/camera/image_raw']['schemaName'] == 'sensor_msgs/msg/Image'
+    assert channels['/rover/joint_commands']['schemaName'] == 'sensor_msgs/msg/JointState'
+    assert 'clientPublish' in result['server_info']['capabilities']
+    assert 'cdr' in result['server_info'].get('supportedEncodings', [])
+
+    messages = result['messages']
+    image = _decoder(channels['/rover/camera/image_raw'])(messages['/rover/camera/image_raw'][0][1])
+    assert image.encoding == 'rgb8' and len(image.data) == image.step * image.height > 0
+    tf = _decoder(channels['/tf'])(messages['/tf'][0][1])
+    assert any(t.child_frame_id.startswith('rover/') for t in tf.transforms)
+    assert tf.transforms[0].header.frame_id == 'world'
+    static = _decoder(channels['/tf_static'])(messages['/tf_static'][0][1])
+    assert static.transforms
+    urdf = _decoder(channels['/rover/robot_description'])(
+        messages['/rover/robot_description'][0][1])
+    assert '<robot' in urdf.data
+    joints = _decoder(channels['/rover/joint_states'])
+    first = joints(messages['/rover/joint_states'][0][1])
+    assert 'pan_joint' in first.name and len(first.position) == len(first.name)
+    stamps = [s for s, _ in messages['/rover/joint_states']]
+    assert stamps == sorted(stamps)  # sim time
+    assert result['time'] > 0
+
+    after = [joints(data) for _, data in result['after']]
+    assert after, 'no joint states after the command'
+    pan = after[-1].position[list(after[-1].name).index('pan_joint')]
+    assert pan == pytest.approx(1.0, abs=0.05)
+
+    response = result.get('service_response')
+    assert response is not None and response[:2] == b'\x00\x01'  # a CDR answer
+    from rclpy.serialization import deserialize_message
+    from simulation_interfaces.srv import GetSimulationState
+    state = deserialize_message(response, GetSimulationState.Response)
+    assert state.state.state == state.state.STATE_PLAYING
+    service = result['services']['/get_simulation_state']
+    assert service['type'] == 'simulation_interfaces/srv/GetSimulationState'
