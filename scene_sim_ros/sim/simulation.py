@@ -325,7 +325,9 @@ class Simulation:
         return self._built(entity).body
 
     def link_index(self, entity: str, link: str) -> int:
-        """PyBullet link index of the model link ``link`` (-1 for the root)."""
+        """PyBullet link index of the model link ``link`` (-1 for the root); of an entity built
+        in parts (over PyBullet's per-body limits) the entity's own index, which
+        :meth:`locate` turns into a PyBullet (body, link) pair."""
         built = self._built(entity)
         try:
             return built.link_index[link]
