@@ -109,3 +109,31 @@ def test_newtons_cradle_of_five_balls_transfers_momentum():
     assert sim.get_velocity('ball4')[0][0] > 0.5 * first
     for i in range(5):
         assert length(sim, f'pin{i}', f'ball{i}') < 0.5 * 1.01
+
+
+def test_raisim_world_wire_keeps_a_pendulum_on_its_length(tmp_path):
+    from scene_sim_ros.formats.raisim import load
+    path = tmp_path / 'pendulum.xml'
+    path.write_text("""<?xml version="1.0" ?>
+<raisim version="1.0">
+    <objects>
+        <sphere name="pin" mass="1" body_type="static"><dim radius="0.01"/>
+            <state pos="0 0 2"/></sphere>
+        <sphere name="bob" mass="1" com="0 0 0"><dim radius="0.05"/>
+            <state pos="0.3 0 1.6"/></sphere>
+    </objects>
+    <wire name="string" type="stiff" length="0.5">
+        <object1 name="pin" local_index="0" pos="0 0 0"/>
+        <object2 name="bob" local_index="0" pos="0 0 0"/>
+    </wire>
+</raisim>
+""")
+    scene = load(path)
+    assert [w.name for w in scene.wires] == ['string'] and not scene.warnings
+    sim = Simulation(scene)
+    lengths = []
+    while sim.time < 1.0:
+        sim.step()
+        lengths.append(length(sim, 'pin', 'bob'))
+    assert max(abs(v - 0.5) for v in lengths) < 0.005
+    assert sim.get_pose('bob')[0][0] < 0.0  # it swung
