@@ -103,3 +103,25 @@ def test_sensors_on_links_of_a_later_part_read_there(tmp_path: Path) -> None:
     assert gps[:3] == pytest.approx(sim.get_pose(f'{snake.name}/l199')[0], abs=1e-6)
     distance = float(np.asarray(sim.read(snake.name, 'tip_range'), float).ravel()[0])
     assert distance == pytest.approx(1.0, abs=0.01)  # the floor, not the tip's own link
+
+
+def test_a_large_robot_spawns_deletes_and_resets_like_any(tmp_path: Path) -> None:
+    scene = load_scene(write(tmp_path, 'snake', serial_urdf(200)))
+    snake = scene.entities[0]
+    sim = Simulation(dataclasses.replace(scene, entities=()))
+    sim.add_entity(dataclasses.replace(snake, pose=Pose((1.0, 0.0, 0.0))))
+    sim.command(snake.name, 'j198', position=0.5)
+    sim.step(50)
+    first = sim.link_poses(snake.name)
+    assert first['l199'].position[0] < 0.99  # j198 turned it (towards 1 - 0.05 sin 0.5)
+    sim.reset_entity(snake.name)
+    assert sim.link_poses(snake.name)['l199'].position == pytest.approx((1.0, 0.0, -10.0),
+                                                                        abs=1e-6)
+    sim.remove_entity(snake.name)
+    assert sim.entity_names() == []
+    sim.step(5)
+    again = Simulation(dataclasses.replace(scene, entities=()))
+    again.add_entity(dataclasses.replace(snake, pose=Pose((1.0, 0.0, 0.0))))
+    again.command(snake.name, 'j198', position=0.5)
+    again.step(50)
+    assert again.link_poses(snake.name) == first  # deterministic
