@@ -1,0 +1,52 @@
+"""config/foxglove-layout.json shows what the node serves for the bundled default scene: every
+topic a panel names is one the node publishes (the Publish panel: one it subscribes to), with
+the type the panel needs; the joint plots name the joints they say."""
+
+import json
+import re
+from pathlib import Path
+
+from scene_sim_ros.formats import load_scene
+from scene_sim_ros.resources import default_scene_path
+from scene_sim_ros.ros.interface_list import interface_rows
+
+LAYOUT = Path(__file__).resolve().parents[1] / 'config' / 'foxglove-layout.json'
+
+
+def _rows(direction: str) -> dict[str, str]:
+    scene = load_scene(default_scene_path())
+    return {topic: kind for d, topic, kind in interface_rows(scene) if d == direction}
+
+
+def test_layout_panels_name_topics_the_default_scene_publishes():
+    layout = json.loads(LAYOUT.read_text())
+    published = _rows('pub')
+    panels = layout['configById']
+    urdf, = [layer for layer in panels['3D!scene']['layers'].values()
+             if layer['layerId'] == 'foxglove.Urdf']
+    assert published[urdf['topic']] == 'std_msgs/msg/String'
+    for key in ('Image!camera', 'Image!depth'):
+        mode = panels[key]['imageMode']
+        assert published[mode['imageTopic']] == 'sensor_msgs/msg/Image'
+        assert published[mode['calibrationTopic']] == 'sensor_msgs/msg/CameraInfo'
+    for topic in panels['3D!scene']['topics']:
+        assert topic in published
+    for key in ('Plot!joints', 'Plot!imu'):
+        for path in panels[key]['paths']:
+            topic = re.match(r'(/[\w/]+)\.', path['value']).group(1)
+            assert topic in published, path['value']
+    publish = panels['Publish!pan']
+    assert _rows('sub')[publish['topicName']] == publish['datatype']
+    # every panel is placed in the layout tree
+    placed = set(re.findall(r'"([A-Za-z0-9]+![a-z]+)"', json.dumps(layout['layout'])))
+    assert placed == set(panels)
+
+
+def test_joint_plot_labels_match_the_joint_order():
+    scene = load_scene(default_scene_path())
+    robot, = [e for e in scene.entities if e.kind == 'robot']
+    joints = [j.name for j in robot.movable_joints]
+    paths = json.loads(LAYOUT.read_text())['configById']['Plot!joints']['paths']
+    for path in paths:
+        index = int(re.search(r'\[(\d+)\]', path['value']).group(1))
+        assert path['label'].split()[0] == joints[index]
