@@ -561,18 +561,31 @@ class Builder:
             if joint.limits is not None and (not isinstance(joint.motor, ServoMotor)
                                              or is_torque_controlled(joint)):
                 kwargs['jointLowerLimit'], kwargs['jointUpperLimit'] = joint.limits
-            if joint.max_velocity is not None:
-                kwargs['maxJointVelocity'] = joint.max_velocity
             if kwargs:
                 pb.changeDynamics(body, j, physicsClientId=self.client, **kwargs)
             pb.resetJointState(body, j, joint.initial_position, 0.0,
                                physicsClientId=self.client)
+        self._cap_joint_velocities(built, joints)
         friction = built.motors.friction.tolist()
         for body, indices, ks in built.joint_groups():  # PyBullet's default motors would
             pb.setJointMotorControlArray(body, indices, pb.VELOCITY_CONTROL,  # hold passive
                                          targetVelocities=[0.0] * len(indices),  # joints
                                          forces=[friction[k] for k in ks],
                                          physicsClientId=self.client)
+
+    def _cap_joint_velocities(self, built: BuiltEntity, joints: list[Joint]) -> None:
+        """PyBullet's ``maxJointVelocity`` is one cap per body on every coordinate, a free
+        base's too (a robot with a 5 rad/s joint falls at most 5 m/s), whichever link sets it:
+        a fixed-base body gets the largest of its joints' limits (motors keep each joint within
+        its own, :mod:`.motors`), a free one (parts' proxies too) none."""
+        if not built.fixed:
+            return
+        limits = [math.inf if joint.max_velocity is None else joint.max_velocity
+                  for joint in joints if joint.movable
+                  and built.locate(built.link_index[joint.child])[0] == built.body]
+        if limits and math.isfinite(max(limits)):
+            pb.changeDynamics(built.body, 0, maxJointVelocity=max(limits),
+                              physicsClientId=self.client)
 
     def _set_collision_filters(self, built: BuiltEntity) -> None:
         entity = built.entity

@@ -66,10 +66,10 @@ def test_a_150_link_humanoid_falls_as_one_body(tmp_path: Path) -> None:
     built = sim._built(name)
     assert built.parts and len(built.bodies) >= 2
     before = sim.link_poses(name)
-    sim.step(40)  # free fall (no ground): every link drops the same
-    after = sim.link_poses(name)
+    sim.step(100)  # free fall (no ground): every link drops the same (its 5 rad/s joints do
+    after = sim.link_poses(name)  # not cap its speed)
     drops = [before[link].position[2] - after[link].position[2] for link in before]
-    expected = 0.5 * 9.81 * (40 * sim.step_length) ** 2
+    expected = 0.5 * 9.81 * (100 * sim.step_length) ** 2
     assert max(drops) == pytest.approx(expected, rel=0.05)
     assert max(drops) - min(drops) < 1e-3
     sim.set_pose(name, (1.0, 2.0, 3.0), (0.0, 0.0, 0.0, 1.0))

@@ -201,3 +201,14 @@ def test_simulation_rolling_friction_is_a_deceleration_of_the_rolling_ball(decel
     v1, t1 = sim.get_velocity('ball')[0][0], sim.time
     assert v1 > 0.0  # still rolling: the interval measures the deceleration, not a stop
     assert (v0 - v1) / (t1 - t0) == pytest.approx(deceleration, rel=0.25)
+
+
+def test_a_free_robot_with_slow_joints_falls_freely():
+    # PyBullet's maxJointVelocity caps every coordinate of a body, a free base's too
+    import dataclasses
+    robot = pendulum(motor=servo(max_velocity=1.0))
+    hinge = dataclasses.replace(robot.joints[0], max_velocity=1.0)
+    robot = dataclasses.replace(robot, joints=(hinge,), fixed_base=False)
+    sim = Simulation(scene_of(robot, step_length=0.01))
+    sim.step(100)
+    assert sim.get_velocity('pendulum')[0][2] == pytest.approx(-G, rel=0.01)
