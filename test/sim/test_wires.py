@@ -137,3 +137,14 @@ def test_raisim_world_wire_keeps_a_pendulum_on_its_length(tmp_path):
         lengths.append(length(sim, 'pin', 'bob'))
     assert max(abs(v - 0.5) for v in lengths) < 0.005
     assert sim.get_pose('bob')[0][0] < 0.0  # it swung
+
+
+def test_stiff_wire_resisting_both_ways_is_a_rod():
+    scene = scene_of(ball('a', mass=1.0, position=(0, 0, 2)), ball('b', mass=1.0, position=(0.5, 0, 2)),
+                     wires=(Wire('rod', 'a/a', (0, 0, 0), 'b/b', (0, 0, 0), 0.5, stretch='both'),),
+                     gravity=(0.0, 0.0, 0.0))
+    sim = Simulation(scene)
+    sim.set_velocity('b', (-1.0, 0, 0), (0, 0, 0))  # pushed towards a: the rod pushes a along
+    sim.step(300)
+    assert length(sim, 'a', 'b') == pytest.approx(0.5, rel=0.01)
+    assert sim.get_velocity('a')[0][0] == pytest.approx(-0.5, rel=0.02)
