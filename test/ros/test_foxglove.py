@@ -184,3 +184,53 @@ def test_a_foxglove_client_sees_subscribes_decodes_and_commands(managed_process)
     assert state.state.state == state.state.STATE_PLAYING
     service = result['services']['/get_simulation_state']
     assert service['type'] == 'simulation_interfaces/srv/GetSimulationState'
+
+
+def test_a_stalled_viewer_does_not_slow_the_simulation_and_a_new_one_still_gets_data(
+        managed_process, ros_node):
+    from rosgraph_msgs.msg import Clock
+    from websockets.sync.client import connect
+
+    from support.ros import wait_for_messages
+
+    def sim_time() -> float:
+        clock = wait_for_messages(ros_node, Clock, '/clock', count=1, timeout=30.0)[0].clock
+        return clock.sec + clock.nanosec * 1e-9
+
+    port = _free_port()
+    managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-stall',
+                    ready=r'services: get_simulator_features', ready_timeout=120)
+    # the stalled viewer: subscribes to every channel, then reads nothing (the client stops
+    # reading the socket once 4 frames wait)
+    with connect(f'ws://127.0.0.1:{port}', subprotocols=[SUBPROTOCOL], max_size=None,
+                 max_queue=4) as stalled:
+        channels: dict[str, int] = {}
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and '/rover/camera/image_raw' not in channels:
+            frame = stalled.recv(timeout=5)
+            if isinstance(frame, str) and json.loads(frame)['op'] == 'advertise':
+                channels.update({c['topic']: c['id'] for c in json.loads(frame)['channels']})
+        stalled.send(json.dumps({'op': 'subscribe', 'subscriptions': [
+            {'id': i + 1, 'channelId': cid} for i, cid in enumerate(channels.values())]}))
+        time.sleep(3.0)  # its queues fill
+        start_sim, start = sim_time(), time.monotonic()
+        time.sleep(6.0)
+        rtf = (sim_time() - start_sim) / (time.monotonic() - start)
+        assert rtf > 0.75, rtf  # paced at 1.0; a blocked server would stop it
+
+        # the stalled viewer vanishes without a goodbye; a new viewer is served
+        stalled.socket.close()
+
+    result = asyncio.run(_fresh_viewer(port))
+    assert result >= 5
+
+
+async def _fresh_viewer(port: int) -> int:
+    async with websockets.connect(f'ws://127.0.0.1:{port}', subprotocols=[SUBPROTOCOL],
+                                  max_size=None) as ws:
+        viewer = Viewer(ws)
+        await viewer.pump(10.0, until=lambda: '/rover/joint_states' in viewer.channels)
+        await viewer.subscribe('/rover/joint_states')
+        await viewer.pump(10.0, until=lambda: len(viewer.messages.get(
+            '/rover/joint_states', [])) >= 5)
+        return len(viewer.messages.get('/rover/joint_states', []))

@@ -109,6 +109,26 @@ def test_recorder_drops_and_counts_when_its_queue_is_full(tmp_path):
     assert recorder.written + recorder.dropped == 20000
 
 
+def test_max_size_ends_the_recording_and_leaves_a_complete_file(tmp_path):
+    from scene_sim_ros.ros.recorder import Recorder
+    from scene_sim_ros.ros.tap import TopicInfo, message_definition
+
+    text, digest = message_definition('std_msgs/msg/String')
+    recorder = Recorder(tmp_path / 'small', max_size_mb=0.5)  # .mcap is added
+    recorder.topic_added(TopicInfo('/s', 'std_msgs/msg/String', text, digest, True, False))
+    payload = b'\x00\x01\x00\x00' + (1001).to_bytes(4, 'little') + b'x' * 1000 + b'\x00'
+    for i in range(3000):  # 3 MB offered, in chunks of 1 MiB
+        recorder.message('/s', payload, i * 1_000_000)
+        if i % 500 == 0:
+            time.sleep(0.05)
+    recorder.close()
+    assert recorder.path == tmp_path / 'small.mcap'
+    assert recorder.failed and 'max_size_mb' in recorder.failed
+    assert 0.5 * 2**20 < recorder.path.stat().st_size < 2.5 * 2**20
+    with _read(recorder.path) as bag:
+        assert 400 < bag.message_count < 2500
+
+
 # --- end to end ---------------------------------------------------------------------------------
 
 def _wait_for_sim_time(node, seconds: float, timeout: float) -> None:
