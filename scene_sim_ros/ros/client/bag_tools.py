@@ -155,7 +155,7 @@ def record(path: str, topics: list[str], *, namespace: str = '/', node_name: str
 
     def request_stop(*_: Any) -> None:
         stop['now'] = True
-    previous = signal.signal(signal.SIGTERM, request_stop)
+    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     ns = '/' + namespace.strip('/') if namespace.strip('/') else '/'
     tap = Tap(rclpy.get_default_context(), (node_name, ns))
     recorder: Recorder | None = None
@@ -171,14 +171,15 @@ def record(path: str, topics: list[str], *, namespace: str = '/', node_name: str
         recorder = Recorder(path, topics=topics, max_size_mb=max_size_mb)
         tap.add_sink(recorder)
         tap.refresh()
-        print(f'recording to {recorder.path}; Ctrl-C stops', file=sys.stderr)
+        print('Ctrl-C stops', file=sys.stderr)
         end = None if duration is None else time.monotonic() + duration
         while not stop['now'] and (end is None or time.monotonic() < end):
             time.sleep(0.1)
     except KeyboardInterrupt:
         pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         tap.stop()
         if recorder is not None:
             recorder.close()
