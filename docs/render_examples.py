@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import math
 import os
-import struct
 import sys
-import zlib
 from pathlib import Path
 
 import numpy as np
 import pybullet as p
 
 from scene_sim_ros import Simulation, load_scene
+from scene_sim_ros.images import encode_png
 from scene_sim_ros.resources import default_scene_path, example_names, example_path
 from scene_sim_ros.scene.transforms import Pose, quat_from_rpy
 from scene_sim_ros.sim.sensors.rendering import View, render_cache
@@ -85,23 +84,6 @@ def render(path: Path) -> np.ndarray:
         fov_x = 2.0 * math.atan(math.tan(FOV_Y / 2.0) * WIDTH / HEIGHT)
         frame = render_cache(sim).frame(View.of(pose, WIDTH, HEIGHT, fov_x, FOV_Y), 0.02, 200.0)
         return frame.rgb.copy()
-
-
-def encode_png(rgb: np.ndarray) -> bytes:
-    """8-bit RGB PNG, every row with the 'Sub' filter (small files for rendered images)."""
-    height, width, _ = rgb.shape
-    data = np.ascontiguousarray(rgb, dtype=np.uint8)
-    sub = data.copy()
-    sub[:, 1:] = data[:, 1:] - data[:, :-1]  # uint8 arithmetic wraps modulo 256, as PNG wants
-    rows = np.hstack([np.ones((height, 1), dtype=np.uint8), sub.reshape(height, width * 3)])
-
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return (struct.pack('>I', len(body)) + kind + body
-                + struct.pack('>I', zlib.crc32(kind + body) & 0xFFFFFFFF))
-
-    header = struct.pack('>IIBBBBB', width, height, 8, 2, 0, 0, 0)
-    return (b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', header)
-            + chunk(b'IDAT', zlib.compress(rows.tobytes(), 9)) + chunk(b'IEND', b''))
 
 
 def main(argv: list[str]) -> int:

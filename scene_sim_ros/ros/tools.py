@@ -7,10 +7,8 @@ commands (echo, hz, send, the supervisor and parameter commands) live in :mod:`.
 
 from __future__ import annotations
 
-import struct
 import sys
 import time
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +16,8 @@ import rclpy
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import Image
+
+from ..images import encode_png
 
 
 def _node(name: str) -> Node:
@@ -139,18 +139,3 @@ def image_to_rgb(msg: Image) -> np.ndarray:
     else:
         raise ValueError(f'unsupported image encoding {msg.encoding!r}')
     return np.repeat(grey[..., None], 3, axis=2)
-
-
-def encode_png(rgb: np.ndarray) -> bytes:
-    """A minimal PNG (8-bit RGB, no filtering) of an HxWx3 uint8 array."""
-    height, width, _ = rgb.shape
-    rows = np.hstack([np.zeros((height, 1), dtype=np.uint8),
-                      np.ascontiguousarray(rgb, dtype=np.uint8).reshape(height, width * 3)])
-
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return (struct.pack('>I', len(body)) + kind + body
-                + struct.pack('>I', zlib.crc32(kind + body) & 0xFFFFFFFF))
-
-    header = struct.pack('>IIBBBBB', width, height, 8, 2, 0, 0, 0)
-    return (b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', header)
-            + chunk(b'IDAT', zlib.compress(rows.tobytes(), 6)) + chunk(b'IEND', b''))
