@@ -21,6 +21,7 @@ from trajectory_msgs.msg import JointTrajectory
 from ..scene import Entity
 from . import qos
 from .adapters import ADAPTERS, OPTICAL_KINDS, AdapterSettings, SensorAdapter
+from .adapters.base import release_endpoints
 from .commands import (
     CommandRejected,
     JointCommand,
@@ -209,13 +210,8 @@ class EntityBridge:
             self.mobile_base.destroy()
         for adapter in self.adapters:
             adapter.destroy()
-        for publisher in self.publishers:
-            self.node.destroy_publisher(publisher)
-        for subscription in self.subscriptions:
-            self.node.destroy_subscription(subscription)
         self.adapters.clear()
-        self.publishers.clear()
-        self.subscriptions.clear()
+        release_endpoints(self.node, self.publishers, self.subscriptions)
 
     # --- executor thread: check, then queue ------------------------------------------------------
 

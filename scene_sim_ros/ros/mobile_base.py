@@ -38,6 +38,7 @@ from ..sim.mobile_base import (
     wheel_geometry,
 )
 from . import qos
+from .adapters.base import release_endpoints
 from .conversions import set_stamp, stamp_seconds
 from .names import ros_name
 
@@ -351,10 +352,5 @@ class MobileBase:
                 (world_odom.position, world_odom.orientation))
 
     def destroy(self) -> None:
-        for publisher in self.publishers:
-            self.node.destroy_publisher(publisher)
-        for subscription in self.subscriptions:
-            self.node.destroy_subscription(subscription)
-        self.publishers.clear()
-        self.subscriptions.clear()
+        release_endpoints(self.node, self.publishers, self.subscriptions)
 

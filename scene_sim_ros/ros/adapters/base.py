@@ -107,9 +107,15 @@ class SensorAdapter:
         set_stamp(header.stamp, t)
 
     def destroy(self) -> None:
-        for publisher in self.publishers:
-            self.node.destroy_publisher(publisher)
-        for subscription in self.subscriptions:
-            self.node.destroy_subscription(subscription)
-        self.publishers.clear()
-        self.subscriptions.clear()
+        release_endpoints(self.node, self.publishers, self.subscriptions)
+
+
+def release_endpoints(node: Any, publishers: list[Any], subscriptions: list[Any]) -> None:
+    """Destroy ``publishers`` and ``subscriptions`` of ``node`` and empty both lists (an
+    adapter, an entity bridge or a mobile base going away)."""
+    for publisher in publishers:
+        node.destroy_publisher(publisher)
+    for subscription in subscriptions:
+        node.destroy_subscription(subscription)
+    publishers.clear()
+    subscriptions.clear()
