@@ -9,6 +9,12 @@ absent, saying where they looked::
     GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
     skip_if_missing(GAME)            # in a test or fixture
     @needs_corpus(GAME)              # or as a mark
+    skip_module_without(GAME)        # at the top of a corpus module (``test_*_corpus.py``)
+
+A corpus module holds only tests written around particular corpus files (Game.ros2's 14 NAOs,
+ArmarIII's 53 joints, ...); it is skipped whole, as one item, where the corpus is absent. What
+every scene of a format must satisfy lives beside the loader's other tests and runs on the
+shipped examples always, and on the corpus files where they are present.
 """
 
 from __future__ import annotations
@@ -46,3 +52,9 @@ def skip_if_missing(path: Path) -> Path:
 def needs_corpus(path: Path = CORPUS) -> pytest.MarkDecorator:
     """A skipif mark for tests that need ``path`` (default: the corpus folder)."""
     return pytest.mark.skipif(not path.exists(), reason=missing(path))
+
+
+def skip_module_without(path: Path = CORPUS) -> None:
+    """Skip the calling test module as a whole unless ``path`` exists (call at module level)."""
+    if not path.exists():
+        pytest.skip(missing(path), allow_module_level=True)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 
@@ -66,3 +68,20 @@ def link_matrix(entity: Entity, link: str, q: dict[str, float] | None = None) ->
         elif joint.type == 'prismatic':
             m = m @ trans(*(np.asarray(joint.axis) * value))
     return m
+
+
+ROOT_TAG = re.compile(rb'<\s*([A-Za-z_][\w.-]*)')
+
+
+def root_tag(path: Path) -> str:
+    """The root element's name of an XML file, read leniently (Simox files are not always XML)."""
+    head = re.sub(rb'<\?.*?\?>|<!--.*?-->', b'', path.read_bytes(), flags=re.S)
+    match = ROOT_TAG.search(head)
+    return match.group(1).decode() if match else ''
+
+
+def simox_files(folder: Path, root: str) -> list[Path]:
+    """The ``.xml`` files under ``folder`` whose root element is ``root`` (case-insensitive)."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.rglob('*.xml') if root_tag(p).lower() == root)

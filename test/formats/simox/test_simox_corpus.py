@@ -1,5 +1,6 @@
-"""Every Simox robot and scene file of the corpus loads (and so do the Simox files that ship, no
-corpus needed); facts checked by hand against the files.
+"""The Simox robots and scenes of the corpus (``../shared/corpus/simox``): facts checked by hand
+against the files. Skipped whole without the corpus; that every Simox file loads is checked in
+``test_simox_examples.py``, on the shipped files always and on the corpus's where present.
 
 Kinematics expected here are written out from the files' numbers (Simox: node frame =
 parent * Transform * joint(q + offset); DH = Rz(theta) Tz(d) Tx(a) Rx(alpha)).
@@ -8,43 +9,20 @@ parent * Transform * joint(q + offset); DH = Rz(theta) Tz(d) Tx(a) Rx(alpha)).
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
-from formats.simox.helpers import link_matrix, rot_x, rot_y, rot_z, trans
+from formats.simox.helpers import link_matrix, rot_x, rot_y, rot_z, simox_files, trans
 
-from scene_sim_ros.formats import format_of, load_scene
-from support.corpus import CORPUS, missing
-from support.examples import shipped, shipped_ids
+from scene_sim_ros.formats import load_scene
+from support.corpus import CORPUS, missing, skip_module_without
 
 SIMOX = CORPUS / 'simox' / 'Simox'
 DATA = SIMOX / 'VirtualRobot' / 'data'
-ROOT_TAG = re.compile(rb'<\s*([A-Za-z_][\w.-]*)')
-
-
-def _root_tag(path: Path) -> str:
-    head = re.sub(rb'<\?.*?\?>|<!--.*?-->', b'', path.read_bytes(), flags=re.S)
-    match = ROOT_TAG.search(head)
-    return match.group(1).decode() if match else ''
-
-
-def _files(root: str) -> list[Path]:
-    if not SIMOX.is_dir():
-        return []
-    return sorted(p for p in SIMOX.rglob('*.xml') if _root_tag(p).lower() == root)
-
-
-ROBOTS = _files('robot')
-SCENES = _files('scene')
-
-
-def _id(path: Path) -> str:
-    return str(path.relative_to(SIMOX))
-
-
-FILES = shipped('simox') + ROBOTS + SCENES   # the shipped files always, the corpus's where present
+skip_module_without(SIMOX)
+ROBOTS = simox_files(SIMOX, 'robot')
+SCENES = simox_files(SIMOX, 'scene')
 
 
 @pytest.fixture
@@ -56,20 +34,6 @@ def simox(corpus_dir: Path) -> Path:
 
 def test_corpus_has_the_expected_files(simox):
     assert len(ROBOTS) == 32 and len(SCENES) == 9
-
-
-@pytest.mark.parametrize('path', FILES, ids=shipped_ids(FILES, SIMOX))
-def test_corpus_file_loads(path):
-    assert format_of(path) == 'simox'
-    scene = load_scene(path, parameters={'SIMOX_DATA_PATH': str(DATA)})
-    assert scene.format == 'simox'
-    if _root_tag(path).lower() == 'robot':
-        (entity,) = scene.entities
-        assert entity.kind == 'robot' and len(entity.links) == len(entity.joints) + 1
-    for entity in scene.entities:
-        for joint in entity.movable_joints:
-            assert joint.motor is not None
-            assert math.isclose(sum(v * v for v in joint.axis), 1.0)
 
 
 ARMAR_JOINTS = (

@@ -1,14 +1,24 @@
 """The Simox examples that ship (``simox_arm.xml`` robot, ``simox_scene.xml`` using it): units,
-joints, the camera, the scene's initial configuration, and a short PyBullet run. No corpus."""
+joints, the camera, the scene's initial configuration, and a short PyBullet run. No corpus; that
+every Simox file loads also runs on the corpus's robots and scenes where they are present."""
 
 from __future__ import annotations
 
 import math
 
 import pytest
+from formats.simox.helpers import root_tag, simox_files
 
+from scene_sim_ros.formats import format_of, load_scene
 from scene_sim_ros.formats.simox import load
 from scene_sim_ros.resources import example_path
+from support.corpus import CORPUS
+from support.examples import shipped, shipped_ids
+
+SIMOX = CORPUS / 'simox' / 'Simox'
+DATA = SIMOX / 'VirtualRobot' / 'data'
+# the shipped files always, the corpus's robots and scenes where present
+FILES = shipped('simox') + simox_files(SIMOX, 'robot') + simox_files(SIMOX, 'scene')
 
 Simulation = pytest.importorskip('scene_sim_ros.sim.simulation').Simulation
 
@@ -46,3 +56,17 @@ def test_scene_runs_the_box_rests_on_the_table_and_the_arm_holds() -> None:
     assert (x, y, z) == pytest.approx((0.5, 0.1, 0.325), abs=0.01)
     assert states['Elbow'][0] == pytest.approx(math.radians(60), abs=0.05)
     assert image.shape == (120, 160, 3)
+
+
+@pytest.mark.parametrize('path', FILES, ids=shipped_ids(FILES, SIMOX))
+def test_every_simox_file_loads(path):
+    assert format_of(path) == 'simox'
+    scene = load_scene(path, parameters={'SIMOX_DATA_PATH': str(DATA)})
+    assert scene.format == 'simox'
+    if root_tag(path).lower() == 'robot':
+        (entity,) = scene.entities
+        assert entity.kind == 'robot' and len(entity.links) == len(entity.joints) + 1
+    for entity in scene.entities:
+        for joint in entity.movable_joints:
+            assert joint.motor is not None
+            assert math.isclose(sum(v * v for v in joint.axis), 1.0)

@@ -1,14 +1,22 @@
 """The SimRobot examples that ship (``scene_sim_ros/data/examples``: car.ros2, arm.ros2) load
-without warnings, hold what their comments promise, and behave in PyBullet. No corpus needed."""
+without warnings, hold what their comments promise, and behave in PyBullet. No corpus needed;
+what every SimRobot scene must satisfy also runs on the corpus scenes where they are present."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
+from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.simrobot import load
 from scene_sim_ros.resources import example_path
+from support.corpus import CORPUS as CORPUS_ROOT
+from support.examples import shipped, shipped_ids
+
+CORPUS = CORPUS_ROOT / 'simrobot'
+SCENES = shipped('simrobot') + (sorted(CORPUS.rglob('*.ros2')) if CORPUS.is_dir() else [])
 
 Simulation = pytest.importorskip('scene_sim_ros.sim.simulation').Simulation
 
@@ -77,3 +85,12 @@ def test_arm_example_servos_move_towards_their_targets_and_the_base_stays() -> N
     for joint, target in (('waist_joint', 0.5), ('shoulder_joint', 0.4)):
         assert abs(end[joint][0] - target) < abs(start[joint][0] - target) / 2, joint
     assert image.shape == (120, 160, 3)
+
+
+@pytest.mark.parametrize('path', SCENES, ids=shipped_ids(SCENES, CORPUS))
+def test_every_scene_loads_without_warnings(path: Path) -> None:
+    scene = load_scene(path)
+    assert scene.format == 'simrobot'
+    assert scene.warnings == ()
+    for entity in scene.entities:
+        assert entity.links and len({link.name for link in entity.links}) == len(entity.links)

@@ -1,9 +1,9 @@
-"""Real Webots files (../shared/corpus/webots): what loads and what it contains. What any PROTO
-file must satisfy is checked on the PROTO that ships too (no corpus needed)."""
+"""Real Webots files (../shared/corpus/webots): what loads and what it contains. Skipped whole
+without the corpus; what any world or PROTO file must satisfy is in ``test_webots_examples.py``
+and runs on the files that ship too."""
 
 from __future__ import annotations
 
-import re
 import shutil
 from collections import Counter
 
@@ -11,12 +11,12 @@ import pytest
 
 from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.formats import load_scene
-from support.corpus import CORPUS
-from support.examples import shipped, shipped_ids
+from support.corpus import CORPUS, skip_module_without
 
 SAMPLES = 'webots/webots/projects/samples/devices/worlds'
 DRIVER_TEST = 'webots/webots_ros2/webots_ros2_tests/worlds/driver_test.wbt'
 URDF2WEBOTS = 'webots/urdf2webots/tests/expected'
+skip_module_without(CORPUS / 'webots')
 
 # world -> (time step, sensor kinds of its robot, joints)
 EXPECTED = {
@@ -68,16 +68,6 @@ def test_device_sample_worlds_fail_in_strict_mode_naming_missing_protos(corpus_d
     assert 'RectangleArena' in str(err.value) and 'TexturedBackground' in str(err.value)
 
 
-def test_world_with_only_local_protos_loads_in_strict_mode():
-    """The strict-mode twin of the test above: a world whose PROTOs are all local (the Webots
-    world that ships, EXTERNPROTO "ScoutRobot.proto") loads in strict mode with no warning."""
-    (world,) = [p for p in shipped('webots') if p.suffix == '.wbt']
-    assert re.findall(r'EXTERNPROTO\s+"([^"]+)"', world.read_text()) == ['ScoutRobot.proto']
-    scene = load_scene(world, strict=True)
-    assert scene.warnings == ()
-    assert [e.name for e in scene.entities if e.kind == 'robot'] == ['scout']
-
-
 DRIVER_TEST_REMOTE = ['TexturedBackground', 'TexturedBackgroundLight', 'Floor', 'CardboardBox',
                       'Pioneer3at', 'RobotisLds01', 'Kinect', 'Plaster', 'RedBricks']
 
@@ -117,30 +107,6 @@ PROTO {name} [
     assert kinds == {'gyroscope': 1, 'inertial_unit': 1, 'accelerometer': 1, 'gps': 1,
                      'camera': 1}
     assert scene.metadata['controllers'] == {'Pioneer_3_AT': '<extern>'}
-
-
-def proto_motors(path):
-    """How many motors (RotationalMotor, LinearMotor) the text of a PROTO file declares."""
-    return len(re.findall(r'\b(?:Rotational|Linear)Motor\s*\{', path.read_text()))
-
-
-# the PROTO that ships (its motors counted in its text), and urdf2webots' where the corpus is
-PROTOS = [(path, proto_motors(path)) for path in shipped('webots') if path.suffix == '.proto'] + [
-    (CORPUS / URDF2WEBOTS / proto, joints) for proto, joints in
-    [('KukaLbrIiwa14R820.proto', 7), ('MotomanSia20d.proto', 7), ('RobotWithDummyLink.proto', 0),
-     ('RobotWithLocalMeshes.proto', 0)] if (CORPUS / URDF2WEBOTS / proto).is_file()]
-
-
-@pytest.mark.parametrize('path, joints', PROTOS,
-                         ids=shipped_ids([p for p, _ in PROTOS], CORPUS / URDF2WEBOTS))
-def test_urdf2webots_proto_file_loads_as_its_robot(path, joints):
-    scene = load_scene(path)
-    robot, = scene.entities
-    # the robot is named by the default of the PROTO's name field
-    name = re.search(r'field\s+SFString\s+name\s+"([^"]*)"', path.read_text())[1]
-    assert robot.name == name and robot.kind == 'robot'
-    assert len(robot.movable_joints) == joints
-    assert len([s for s in robot.sensors if s.kind == 'joint_position']) == joints
 
 
 def test_urdf2webots_dummy_links_are_fixed_links_with_density_mass(corpus_dir):

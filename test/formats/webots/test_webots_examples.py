@@ -1,13 +1,21 @@
 """The Webots example that ships (``webots_scout.wbt`` with its local ``ScoutRobot.proto``,
 R2023b): the PROTO resolves through a relative EXTERNPROTO, every common device maps, and the
-robot drives in PyBullet. No corpus needed."""
+robot drives in PyBullet. No corpus needed; what any world or PROTO file must satisfy also runs
+on the corpus's urdf2webots PROTOs where they are present."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.webots import load
 from scene_sim_ros.resources import example_path
+from support.corpus import CORPUS
+from support.examples import shipped, shipped_ids
+
+URDF2WEBOTS = 'webots/urdf2webots/tests/expected'
 
 Simulation = pytest.importorskip('scene_sim_ros.sim.simulation').Simulation
 
@@ -52,3 +60,37 @@ def test_scout_drives_forward_on_its_wheels() -> None:
         ranges = sim.read('scout', 'lidar')
     assert x > 0.3 and abs(y) < 0.1, (x, y)
     assert ranges.shape[0] == 1 and (ranges[ranges < 10] > 0).all()
+
+
+def test_world_with_only_local_protos_loads_in_strict_mode():
+    """The strict-mode twin of the test above: a world whose PROTOs are all local (the Webots
+    world that ships, EXTERNPROTO "ScoutRobot.proto") loads in strict mode with no warning."""
+    (world,) = [p for p in shipped('webots') if p.suffix == '.wbt']
+    assert re.findall(r'EXTERNPROTO\s+"([^"]+)"', world.read_text()) == ['ScoutRobot.proto']
+    scene = load_scene(world, strict=True)
+    assert scene.warnings == ()
+    assert [e.name for e in scene.entities if e.kind == 'robot'] == ['scout']
+
+
+def proto_motors(path):
+    """How many motors (RotationalMotor, LinearMotor) the text of a PROTO file declares."""
+    return len(re.findall(r'\b(?:Rotational|Linear)Motor\s*\{', path.read_text()))
+
+
+# the PROTO that ships (its motors counted in its text), and urdf2webots' where the corpus is
+PROTOS = [(path, proto_motors(path)) for path in shipped('webots') if path.suffix == '.proto'] + [
+    (CORPUS / URDF2WEBOTS / proto, joints) for proto, joints in
+    [('KukaLbrIiwa14R820.proto', 7), ('MotomanSia20d.proto', 7), ('RobotWithDummyLink.proto', 0),
+     ('RobotWithLocalMeshes.proto', 0)] if (CORPUS / URDF2WEBOTS / proto).is_file()]
+
+
+@pytest.mark.parametrize('path, joints', PROTOS,
+                         ids=shipped_ids([p for p, _ in PROTOS], CORPUS / URDF2WEBOTS))
+def test_urdf2webots_proto_file_loads_as_its_robot(path, joints):
+    scene = load_scene(path)
+    robot, = scene.entities
+    # the robot is named by the default of the PROTO's name field
+    name = re.search(r'field\s+SFString\s+name\s+"([^"]*)"', path.read_text())[1]
+    assert robot.name == name and robot.kind == 'robot'
+    assert len(robot.movable_joints) == joints
+    assert len([s for s in robot.sensors if s.kind == 'joint_position']) == joints
