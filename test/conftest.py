@@ -33,6 +33,10 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 ROS_LOG_DIR = REPO_ROOT / '.test-logs' / 'ros'
 
 ROS_ENV = ros_env.isolate(ROS_LOG_DIR)
+# Webots worlds must never reach the internet from a test (remote PROTOs would download into
+# the user's cache): tests that want downloads serve them from localhost and say so.
+os.environ['SCENE_SIM_ROS_OFFLINE'] = '1'
+os.environ['SCENE_SIM_ROS_CACHE_DIR'] = str(REPO_ROOT / '.test-logs' / f'webots-cache-{os.getpid()}')
 
 if TYPE_CHECKING:
     from rclpy.context import Context

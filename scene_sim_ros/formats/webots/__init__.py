@@ -32,15 +32,16 @@ in Webots); a top-level ``Solid`` with joints or devices is a 'robot', with Phys
 no Physics, else attached by a fixed joint. Names come from ``name`` fields, made unique the
 Webots way (``solid``, ``solid(1)``).
 
-Missing PROTOs: a remote ``EXTERNPROTO`` (``webots://``, ``https://``) is used when a file
-``<Name>.proto`` is found locally (beside the world, in ``protos/``, ``../protos/`` or the
-folders of the ``webots.proto_path`` parameter). Otherwise an instance that is part of a robot
+PROTOs, meshes and textures are found as Webots finds them (:mod:`.resolve`): locally, in a
+Webots installation (``WEBOTS_HOME``), in the user cache, or downloaded into it (parameters
+``webots.proto_path``, ``webots.home``, ``webots.cache_dir``, ``webots.download``); each PROTO's
+source is in ``scene.metadata['webots_protos']``. A PROTO found nowhere that is part of a robot
 (inside a Robot, an endPoint, a geometry, or a top-level instance with robot fields such as
-``controller``) is an error naming every such PROTO, because leaving it out would change the
-robot. Decorative instances (top-level arenas and backgrounds, appearances) are left out with
-one warning each, or are errors with ``strict=True``; the floor PROTOs ``RectangleArena`` and
-``Floor`` are replaced by a static plane at their pose (with a warning saying so), so that the
-Webots device sample worlds load and their robots stand on a floor.
+``controller``) is an error naming every place looked and the remedies, because leaving it out
+would change the robot. Decorative instances (top-level arenas and backgrounds, appearances)
+are left out with one warning each, or are errors with ``strict=True``; the floor PROTOs
+``RectangleArena`` and ``Floor`` are replaced by a static plane at their pose (with a warning
+saying so), so that the Webots device sample worlds load and their robots stand on a floor.
 
 Procedural PROTOs (JavaScript or Lua templates) are expanded by :mod:`.template`; the
 ``webots.template_time_limit`` (seconds, default 2) and ``webots.template_memory_limit`` (MiB,
@@ -50,7 +51,7 @@ default 256) parameters bound each expansion.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ...errors import SceneLoadError
@@ -70,9 +71,10 @@ from .mapping import (
     node_pose,
     unique,
 )
-from .nodes import Node
+from .nodes import Node, Value
 from .parser import Document, parse_file
-from .protos import BASE_NODES, ProtoLibrary, search_path
+from .protos import BASE_NODES, ProtoLibrary
+from .resolve import REMEDIES, RefusedPath, Resolver, ResolverSettings
 from .template import Limits
 
 ROBOT_FIELDS = frozenset({'controller', 'controllerArgs', 'supervisor', 'extensionSlot',
@@ -80,6 +82,7 @@ ROBOT_FIELDS = frozenset({'controller', 'controllerArgs', 'supervisor', 'extensi
 IGNORED_TOP_LEVEL = frozenset({'Viewpoint', 'Fog'})
 LIGHTS = frozenset({'DirectionalLight', 'PointLight', 'SpotLight'})
 NEW_AXES_YEAR = 2022
+MAX_EXPLAINED = 3  # missing PROTOs whose every looked-in place the error lists
 # Webots' floor PROTOs, which most sample worlds fetch remotely: a plane stands in for them
 # (name, size field, default size)
 FLOOR_STAND_INS: dict[str, tuple[str, str, tuple[float, float]]] = {
@@ -181,10 +184,40 @@ def _raise_collected(context: Context, library: ProtoLibrary) -> None:
     if not context.errors:
         return
     if library.missing:
-        context.errors.append('missing remote PROTOs: ' + ', '.join(
-            f'{name} ({url})' for name, url in library.missing.items()))
+        named = [name for name in library.missing
+                 if any(f'PROTO {name} ' in error for error in context.errors)]
+        context.errors.extend(f'  {name} was looked for in: '
+                              + '; '.join(library.missing[name].looked)
+                              for name in named[:MAX_EXPLAINED])
+        others = [name for name in library.missing if name not in named[:MAX_EXPLAINED]]
+        if others:
+            context.errors.append('also missing: ' + ', '.join(others))
+        context.errors.append(f'to fix: {REMEDIES}')
     first, *rest = context.errors
     raise SceneLoadError('\n'.join([first, *rest]))
+
+
+def _version_tag(document: Document) -> str | None:
+    return f'R{document.version[0]}{document.version[1]}' if document.version else None
+
+
+def _asset_locator(resolver: Resolver, context: Context) -> Callable[[Node, str], Path | None]:
+    """Finds a Mesh or ImageTexture url against the file that wrote it (the PROTO's own
+    location, or the world for a value given to a PROTO field)."""
+    def locate(node: Node, url: str) -> Path | None:
+        value = node.fields.get('url')
+        written = value.origin if isinstance(value, Value) and value.origin else node.file
+        try:
+            lookup = resolver.find_asset(url, resolver.location_of(written))
+        except RefusedPath as err:
+            context.warn(node, f'{node.type} url: {err}', 'url')
+            return None
+        if lookup.found is None:
+            context.warn(node, f'{node.type} url {url!r} not found (looked in '
+                         + '; '.join(lookup.looked) + ')', 'url')
+            return None
+        return lookup.found.path
+    return locate
 
 
 def _check_names(nodes: list[Node], library: ProtoLibrary, context: Context) -> None:
@@ -213,10 +246,21 @@ def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
     parameters = parameters or {}
     document = parse_file(path)
     context = Context(str(path), False, strict)
-    library = ProtoLibrary(search_path(parameters.get('webots.proto_path')),
-                           lambda file, line, message: (
-                               context.errors if strict else context.warnings).append(
-                               f'{file}:{line}: {message}'))
+    resolver = Resolver(path, ResolverSettings.from_parameters(parameters),
+                        _version_tag(document), lambda message: context.warnings.append(
+                            f'{path}: {message}'))
+    try:
+        return _load(path, document, parameters, context, resolver)
+    finally:
+        resolver.close()
+
+
+def _load(path: Path, document: Document, parameters: Mapping[str, str], context: Context,
+          resolver: Resolver) -> Scene:
+    strict = context.strict
+    context.locate = _asset_locator(resolver, context)
+    library = ProtoLibrary(resolver, lambda file, line, message: (
+        context.errors if strict else context.warnings).append(f'{file}:{line}: {message}'))
     library.add(document)
     library.limits = Limits.from_parameters(parameters)
     library.template_context = _template_context(document, path)
@@ -247,7 +291,10 @@ def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
         contact_defaults=ContactDefaults(restitution=0.5, restitution_threshold=0.01),
         warnings=tuple(context.warnings),
         metadata={'webots_version': document.version, 'controllers': world.controllers,
-                  'y_up': context.y_up},
+                  'y_up': context.y_up,
+                  'webots_protos': {name: (found.source, found.location)
+                                    for name, found in resolver.protos.items()},
+                  'webots_downloads': [url for url, _ in resolver.downloader.fetched]},
     )
 
 

@@ -14,10 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ...scene.geometry import Box, Capsule, Cylinder, Heightfield, Mesh, MeshFile, Plane, Shape, Sphere
+from ...scene.geometry import Box, Capsule, Cylinder, Heightfield, Mesh, Plane, Shape, Sphere
 from ...scene.inertia import ZERO_INERTIA, Inertia6, box_inertia, primitive_inertia
 from ...scene.transforms import IDENTITY, Pose, quat_from_axis_angle
+from ..mesh_files import MeshFileError, read_mesh_file
 from .nodes import Node
+
+WEBOTS_MESH_SUFFIXES = frozenset({'.dae', '.obj', '.stl'})
 
 Y_TO_Z = Pose(orientation=quat_from_axis_angle((1.0, 0.0, 0.0), -math.pi / 2.0))  # maps z to y
 
@@ -78,11 +81,26 @@ def _indexed_face_set(node: Node, context: GeometryContext) -> tuple[Shape | Non
 
 
 def _mesh(node: Node, context: GeometryContext) -> tuple[Shape | None, Pose]:
+    """A Mesh file as Webots reads it (.dae, .obj, .stl; several meshes merged into one)."""
     for url in node.strings('url'):
-        path = context.resolve_url(node, url)
-        if path is not None:
-            return MeshFile(path), IDENTITY
-    context.warn(node, f'Mesh url {node.strings("url")} is not available locally; ignored')
+        if Path(url.split('?')[0]).suffix.lower() not in WEBOTS_MESH_SUFFIXES:
+            context.warn(node, f'Mesh url {url!r}: Webots reads only '
+                         f'{", ".join(sorted(WEBOTS_MESH_SUFFIXES))} files; ignored')
+            continue
+        path = context.resolve_url(node, url)  # warns where it is not found
+        if path is None:
+            continue
+        try:
+            mesh = read_mesh_file(path)
+        except MeshFileError as err:
+            context.warn(node, f'Mesh {err}; ignored')
+            continue
+        if not node.bool('ccw', True):
+            mesh = Mesh(mesh.vertices, mesh.triangles[:, ::-1], texcoords=mesh.texcoords,
+                        name=mesh.name)
+        return mesh, IDENTITY
+    if not node.strings('url'):
+        context.warn(node, 'Mesh without url; ignored')
     return None, IDENTITY
 
 

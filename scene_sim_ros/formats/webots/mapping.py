@@ -120,6 +120,8 @@ class Context:
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     warned_types: set[tuple[str, str]] = field(default_factory=set)
+    # finds a Mesh/ImageTexture url (see resolve.py); without one, only local files are found
+    locate: Callable[[Node, str], Path | None] | None = None
 
     def warn(self, node: Node, message: str, name: str | None = None) -> None:
         file, line = node.where(name)
@@ -133,6 +135,8 @@ class Context:
             self.warn(node, message)
 
     def resolve_url(self, node: Node, url: str) -> Path | None:
+        if self.locate is not None:
+            return self.locate(node, url)
         if url.startswith(('webots://', 'http://', 'https://', 'root://')):
             return None
         path = Path(url.removeprefix('file://'))

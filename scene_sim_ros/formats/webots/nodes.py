@@ -33,6 +33,7 @@ class Value:
     items: list[Item]
     bracketed: bool
     line: int
+    origin: str | None = None  # the file that wrote it, where not the node's own (IS values)
 
 
 @dataclass(eq=False, slots=True)

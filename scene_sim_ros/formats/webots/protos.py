@@ -1,12 +1,11 @@
 """PROTO resolution and expansion.
 
-A node whose type is not a Webots base node is a PROTO instance. Its definition is looked up
-in this order: a ``PROTO`` in the same file; an ``EXTERNPROTO`` of that file (a relative or
-absolute path, or ``file://``, resolved against the file's folder); a ``<Name>.proto`` file in
-the search folders (the file's folder, its ``protos/`` and ``../protos/`` folders, then the
-folders of the ``webots.proto_path`` parameter, separated by ``os.pathsep``). A remote
-EXTERNPROTO (``webots://``, ``https://``) is used when a file of that name is found in the
-search folders; otherwise the instance is marked missing (``Node.missing_url``) and the mapping
+A node whose type is not a Webots base node is a PROTO instance. Its definition is a ``PROTO``
+in the same file, else the file that :class:`.resolve.Resolver` finds for the file's
+``EXTERNPROTO`` of that name (or, without one, a ``<Name>.proto`` in the search folders): local,
+from a Webots installation, from the user cache or downloaded. An ``EXTERNPROTO`` that names a
+missing local file is an error; a remote one that is nowhere marks the instance missing
+(``Node.missing_url``, the places looked in :attr:`ProtoLibrary.missing`) and the mapping
 decides (see the package docstring).
 
 Expansion replaces each instance by a copy of the PROTO body's first node, with ``IS`` fields
@@ -18,8 +17,8 @@ A procedural body (JavaScript ``%< >%`` or Lua ``%{ }%``) is first expanded per 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +26,10 @@ from ...errors import SceneLoadError
 from . import fields
 from .nodes import IsRef, Node, Value
 from .parser import Document, ProtoDef, parse_file, parse_text
+from .resolve import RefusedPath, Resolver, is_url
 from .template import UNDEFINED, Limits, evaluate
 
 MAX_DEPTH = 64
-REMOTE_SCHEMES = ('webots://', 'http://', 'https://')
 
 # Webots base node types (never looked up as PROTOs)
 BASE_NODES = frozenset("""
@@ -48,19 +47,21 @@ BASE_NODES = frozenset("""
 """.split())
 
 
-def _is_remote(url: str) -> bool:
-    return url.startswith(REMOTE_SCHEMES)
+@dataclass(frozen=True)
+class MissingProto:
+    url: str
+    looked: tuple[str, ...]  # every place looked, in order
 
 
 class ProtoLibrary:
     """Finds PROTO definitions for the files of one load and expands instances."""
 
-    def __init__(self, search_path: list[Path], warn: Callable[[str, int, str], None]):
-        self.search_path = search_path
+    def __init__(self, resolver: Resolver, warn: Callable[[str, int, str], None]):
+        self.resolver = resolver
         self.warn = warn
         self.documents: dict[str, Document] = {}
         self.file_cache: dict[Path, Document] = {}
-        self.missing: dict[str, str] = {}  # PROTO name -> URL, in order of first use
+        self.missing: dict[str, MissingProto] = {}  # PROTO name -> where, in order of first use
         self.unknown: list[Node] = []  # instances of a type neither built in nor a PROTO found
         self.limits = Limits()
         self.template_context: dict[str, Any] = {}  # world, project_path, coordinate_system
@@ -68,17 +69,6 @@ class ProtoLibrary:
 
     def add(self, document: Document) -> None:
         self.documents[document.file] = document
-
-    def _folders(self, file: str) -> list[Path]:
-        folder = Path(file).resolve().parent
-        return [folder, folder / 'protos', folder.parent / 'protos', *self.search_path]
-
-    def _find_file(self, name: str, file: str) -> Path | None:
-        for folder in self._folders(file):
-            candidate = folder / f'{name}.proto'
-            if candidate.is_file():
-                return candidate
-        return None
 
     def _load(self, path: Path, name: str, file: str, line: int) -> ProtoDef:
         path = path.resolve()
@@ -97,20 +87,22 @@ class ProtoLibrary:
         if document is not None and node.type in document.protos:
             return document.protos[node.type]
         extern = document.externprotos.get(node.type) if document is not None else None
-        if extern is not None and not _is_remote(extern.url):
-            local = extern.url.removeprefix('file://')
-            path = Path(local) if Path(local).is_absolute() else Path(node.file).parent / local
-            if not path.is_file():
-                raise SceneLoadError(f'EXTERNPROTO {extern.url!r}: no such file', node.file,
-                                     extern.line)
-            return self._load(path, node.type, node.file, extern.line)
-        found = self._find_file(node.type, node.file)
-        if found is not None:
-            return self._load(found, node.type, node.file, node.line)
-        if extern is not None:
-            self.missing.setdefault(node.type, extern.url)
-            return extern.url
-        return None
+        base = self.resolver.location_of(node.file)
+        try:
+            lookup = self.resolver.find_proto(node.type, extern.url if extern else None, base)
+        except RefusedPath as err:
+            line = extern.line if extern is not None else node.line
+            raise SceneLoadError(f'EXTERNPROTO {node.type}: {err}', node.file, line) from None
+        if lookup.found is not None:
+            return self._load(lookup.found.path, node.type, node.file,
+                              extern.line if extern is not None else node.line)
+        if extern is None:
+            return None
+        if not is_url(extern.url) and not is_url(base):
+            raise SceneLoadError(f'EXTERNPROTO {extern.url!r}: no such file', node.file,
+                                 extern.line)
+        self.missing.setdefault(node.type, MissingProto(extern.url, tuple(lookup.looked)))
+        return extern.url
 
     # expansion ---------------------------------------------------------------------------------
     def expand_all(self, nodes: list[Node]) -> list[Node]:
@@ -141,7 +133,9 @@ class ProtoLibrary:
         return node
 
     def instantiate(self, proto: ProtoDef, instance: Node) -> Node:
-        values: dict[str, Value] = {name: f.default for name, f in proto.fields.items()}
+        # a value keeps the file that wrote it: relative urls resolve against that file
+        values: dict[str, Value] = {name: _written_in(f.default, proto.file)
+                                    for name, f in proto.fields.items()}
         for name, value in instance.fields.items():
             if name not in proto.fields:
                 self.warn(instance.file, instance.where(name)[1],
@@ -151,7 +145,7 @@ class ProtoLibrary:
             if isinstance(value, IsRef):
                 raise instance.error(f'{instance.type}.{name} IS {value.name} outside a PROTO '
                                      'body', name)
-            values[name] = value
+            values[name] = _written_in(value, instance.file)
         body = proto.body
         if proto.template_text is not None:
             self.template_count += 1
@@ -227,12 +221,19 @@ def _substitute(node: Node, values: dict[str, Value], proto: ProtoDef,
                 raise SceneLoadError(f'{node.type}.{name} IS {value.name}: PROTO {proto.name} '
                                      f'has no field {value.name!r}', node.file, value.line)
             bound = values[value.name]
-            copy.fields[name] = Value(list(bound.items), bound.bracketed, value.line)
+            copy.fields[name] = Value(list(bound.items), bound.bracketed, value.line,
+                                      bound.origin)
         else:
             items = [_substitute(i, values, proto, memo) if isinstance(i, Node) else i
                      for i in value.items]
             copy.fields[name] = Value(items, value.bracketed, value.line)
     return copy
+
+
+def _written_in(value: Value, file: str) -> Value:
+    if value.origin is not None:
+        return value
+    return Value(value.items, value.bracketed, value.line, file)
 
 
 _COMPONENTS = {'SFVec2f': 'xy', 'SFVec3f': 'xyz', 'SFColor': 'rgb', 'SFRotation': 'xyza',
@@ -251,9 +252,3 @@ def _header(file: str) -> str:
             return ''.join(lines)
     except OSError:
         return ''
-
-
-def search_path(parameter: str | None) -> list[Path]:
-    if not parameter:
-        return []
-    return [Path(p) for p in parameter.split(os.pathsep) if p]

@@ -160,7 +160,7 @@ def test_missing_robot_proto_is_an_error_naming_each_missing_proto(write_file):
     message = str(err.value)
     assert message.startswith(f'{world}:10: PROTO FancyBot is not available locally')
     assert 'https://example.org/protos/FancyBot.proto' in message
-    assert 'RectangleArena (webots://' in message
+    assert 'also missing: RectangleArena, OsbWood' in message
 
 
 def test_remote_proto_is_used_when_a_local_copy_is_on_the_search_path(write_file, tmp_path):

@@ -1,0 +1,91 @@
+"""Triangle meshes from the files robot formats name (.obj, .stl, .dae, .ply) through trimesh
+(pycollada reads Collada), as the model's inline :class:`~scene_sim_ros.scene.geometry.Mesh`.
+
+A file holding several meshes (an .obj with groups, a Collada scene) becomes one mesh, with the
+scene graph's transforms applied, as Webots merges them. Per-vertex texture coordinates are
+kept where the file has them (normals are left to the renderer). Files are read once per path and modification
+time; one that cannot be read raises :class:`MeshFileError` with a message that names the file
+and the reason, never its content.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..scene.geometry import Mesh
+
+MESH_SUFFIXES = frozenset({'.obj', '.stl', '.dae', '.ply'})
+
+
+class MeshFileError(Exception):
+    """A mesh file is missing, unreadable or holds no triangles."""
+
+
+def read_mesh_file(path: Path) -> Mesh:
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError as err:
+        raise MeshFileError(f'{path}: cannot read ({err.strerror})') from None
+    return _read(path.resolve(), stamp)
+
+
+@functools.lru_cache(maxsize=256)
+def _read(path: Path, stamp: int) -> Mesh:
+    suffix = path.suffix.lower()
+    if suffix not in MESH_SUFFIXES:
+        raise MeshFileError(f'{path}: unknown mesh format {suffix or "(no suffix)"} '
+                            f'(readable: {", ".join(sorted(MESH_SUFFIXES))})')
+    import trimesh  # a second or so to import: only when a scene has mesh files
+    logging.getLogger('trimesh').setLevel(logging.ERROR)
+    try:
+        loaded = trimesh.load(str(path), process=False)
+    except Exception as err:  # noqa: BLE001 - every reader fails in its own way
+        raise MeshFileError(f'{path}: cannot read as {suffix} ({type(err).__name__})') from None
+    meshes = _triangle_meshes(loaded, trimesh)
+    if not meshes:
+        raise MeshFileError(f'{path}: holds no triangles')
+    return _merged(meshes, path.name)
+
+
+def _triangle_meshes(loaded: Any, trimesh: Any) -> list[Any]:
+    scene_type = trimesh.Scene
+    mesh_type = trimesh.Trimesh
+    if isinstance(loaded, scene_type):
+        parts = loaded.dump()  # each geometry instance with its scene-graph transform applied
+        return [m for m in parts if isinstance(m, mesh_type) and len(m.faces)]
+    if isinstance(loaded, mesh_type) and len(loaded.faces):
+        return [loaded]
+    return []
+
+
+def _merged(meshes: list[Any], name: str) -> Mesh:
+    vertices: list[np.ndarray] = []
+    triangles: list[np.ndarray] = []
+    texcoords: list[np.ndarray | None] = []
+    offset = 0
+    for mesh in meshes:
+        vertices.append(np.asarray(mesh.vertices, dtype=np.float64))
+        triangles.append(np.asarray(mesh.faces, dtype=np.int64) + offset)
+        offset += len(mesh.vertices)
+        texcoords.append(_uv(mesh))
+    return Mesh(np.concatenate(vertices), np.concatenate(triangles),
+                texcoords=_all_or_none(texcoords),
+                name=name)
+
+
+def _all_or_none(parts: list[np.ndarray | None]) -> np.ndarray | None:
+    present = [p for p in parts if p is not None]
+    return np.concatenate(present) if len(present) == len(parts) else None
+
+
+def _uv(mesh: Any) -> np.ndarray | None:
+    uv = getattr(getattr(mesh, 'visual', None), 'uv', None)
+    vertices = np.asarray(mesh.vertices)
+    if uv is None or len(uv) != len(vertices):
+        return None
+    return np.asarray(uv, dtype=np.float64)[:, :2]

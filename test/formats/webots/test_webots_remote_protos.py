@@ -1,0 +1,323 @@
+"""Remote PROTOs resolved as Webots does, against a real HTTP server on localhost (no internet):
+nested EXTERNPROTO by URL and by relative path, relative Mesh and ImageTexture urls, a url
+forwarded by IS, a JavaScript template; the user cache reused offline; interrupted downloads;
+a Webots installation (WEBOTS_HOME); the error that names every place looked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scene_sim_ros.errors import SceneLoadError
+from scene_sim_ros.formats.webots import load
+from scene_sim_ros.images import encode_png
+from support.file_server import FileServer
+
+CUBE_OBJ = ''.join(f'v {x} {y} {z}\n' for x in (-.1, .1) for y in (-.1, .1) for z in (-.1, .1)) + \
+    'f 1 2 4\nf 1 4 3\nf 5 7 8\nf 5 8 6\nf 1 5 6\nf 1 6 2\nf 3 4 8\nf 3 8 7\nf 1 3 7\nf 1 7 5\n' \
+    'f 2 6 8\nf 2 8 4\n'
+TETRA_STL = """solid t
+facet normal 0 0 1
+ outer loop
+  vertex 0 0 0
+  vertex 0.05 0 0
+  vertex 0 0.05 0
+ endloop
+endfacet
+facet normal 0 0 1
+ outer loop
+  vertex 0 0 0
+  vertex 0 0.05 0
+  vertex 0 0 0.05
+ endloop
+endfacet
+endsolid t
+"""
+
+ROVER = """#VRML_SIM R2023b utf8
+# template language: javascript
+EXTERNPROTO "Wheel.proto"
+EXTERNPROTO "{url}/parts/protos/Scanner.proto"
+PROTO Rover [
+  field SFVec3f translation 0 0 0
+  field SFString name "rover"
+  field SFFloat wheelRadius 0.05
+  field MFString bodyMesh "../meshes/body.obj"
+  field SFString controller "<none>"
+]
+{
+  %< const radius = fields.wheelRadius.value * 2; >%
+  Robot {
+    translation IS translation
+    name IS name
+    controller IS controller
+    children [
+      Shape {
+        appearance PBRAppearance { baseColorMap ImageTexture { url "textures/skin.png" } }
+        geometry Mesh { url IS bodyMesh }
+      }
+      Wheel { radius %<= radius >% }
+      Scanner { }
+    ]
+    boundingObject Mesh { url "../meshes/body.obj" }
+    physics Physics { mass 1 }
+  }
+}
+"""
+WHEEL = """#VRML_SIM R2023b utf8
+PROTO Wheel [ field SFFloat radius 0.04 ]
+{
+  HingeJoint {
+    jointParameters HingeJointParameters { axis 0 1 0 }
+    device [ RotationalMotor { name "wheel motor" } ]
+    endPoint Solid {
+      name "wheel"
+      children [ Shape { geometry DEF W Cylinder { radius IS radius height 0.02 } } ]
+      boundingObject USE W
+      physics Physics { mass 0.1 }
+    }
+  }
+}
+"""
+SCANNER = """#VRML_SIM R2023b utf8
+PROTO Scanner [ ]
+{
+  Lidar {
+    name "scanner"
+    horizontalResolution 64
+    fieldOfView 3.14
+    numberOfLayers 1
+    maxRange 5
+    children [ Shape { geometry Mesh { url "../meshes/scanner.stl" } } ]
+  }
+}
+"""
+WORLD = """#VRML_SIM R2023b utf8
+EXTERNPROTO "{url}/lib/protos/Rover.proto"
+WorldInfo {{ basicTimeStep 16 }}
+Rover {{ name "r1" controller "<extern>" }}
+Rover {{ name "r2" translation 1 0 0 bodyMesh "../meshes/mine.obj" }}
+"""
+
+
+def _write(path: Path, content: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding='utf-8')
+    return path
+
+
+@pytest.fixture
+def server(tmp_path):
+    """The PROTO tree, served from localhost; stopped at the end of the test."""
+    root = tmp_path / 'srv'
+    served = FileServer(root)
+    _write(root / 'lib/protos/Rover.proto', ROVER.replace('{url}', served.url))
+    _write(root / 'lib/protos/Wheel.proto', WHEEL)
+    _write(root / 'lib/protos/textures/skin.png', encode_png(np.full((4, 4, 3), 200, np.uint8)))
+    _write(root / 'lib/meshes/body.obj', CUBE_OBJ)
+    _write(root / 'parts/protos/Scanner.proto', SCANNER)
+    _write(root / 'parts/meshes/scanner.stl', TETRA_STL)
+    yield served
+    served.stop()
+
+
+@pytest.fixture
+def world(tmp_path, server):
+    _write(tmp_path / 'project/meshes/mine.obj', CUBE_OBJ.replace('.1', '.3'))
+    return _write(tmp_path / 'project/worlds/rover.wbt', WORLD.format(url=server.url))
+
+
+def _parameters(tmp_path: Path, download: bool = True, **extra: str) -> dict[str, str]:
+    return {'webots.cache_dir': str(tmp_path / 'cache'),
+            'webots.download': 'true' if download else 'false', **extra}
+
+
+def test_remote_proto_tree_downloads_and_resolves_each_url_against_its_own_file(
+        tmp_path, server, world):
+    scene = load(world, parameters=_parameters(tmp_path))
+    r1, r2 = scene.entity('r1'), scene.entity('r2')
+    assert scene.metadata['webots_protos'] == {
+        'Rover': ('downloaded', f'{server.url}/lib/protos/Rover.proto'),
+        'Wheel': ('downloaded', f'{server.url}/lib/protos/Wheel.proto'),
+        'Scanner': ('downloaded', f'{server.url}/parts/protos/Scanner.proto')}
+    body = r1.root.visuals[0]
+    assert body.shape.kind == 'mesh' and body.shape.name == 'body.obj'
+    assert np.allclose(body.shape.vertices.max(axis=0), 0.1)
+    assert body.texture is not None and body.texture.read_bytes().startswith(b'\x89PNG')
+    assert body.texture.is_relative_to(tmp_path / 'cache')
+    assert r1.root.collisions[0].shape.name == 'body.obj'
+    # the template doubled the radius; the nested PROTOs come with their joint and sensor
+    wheel = r1.link('wheel')
+    assert wheel.collisions[0].shape.radius == pytest.approx(0.1)
+    assert r1.joint('wheel motor').type == 'revolute'
+    assert r1.sensor('scanner') is not None
+    scanner_meshes = [v.shape.name for link in r1.links for v in link.visuals
+                      if v.shape.kind == 'mesh']
+    assert 'scanner.stl' in scanner_meshes
+    # a url given by the world through IS resolves against the world, not the PROTO
+    assert r2.root.visuals[0].shape.name == 'mine.obj'
+    assert np.allclose(r2.root.visuals[0].shape.vertices.max(axis=0), 0.3)
+    assert sorted(set(server.requests)) == [
+        '/lib/meshes/body.obj', '/lib/protos/Rover.proto', '/lib/protos/Wheel.proto',
+        '/lib/protos/textures/skin.png', '/parts/meshes/scanner.stl',
+        '/parts/protos/Scanner.proto']
+
+
+def test_second_load_comes_from_the_cache_without_a_request_and_offline(
+        tmp_path, server, world):
+    first = load(world, parameters=_parameters(tmp_path))
+    asked = len(server.requests)
+    again = load(world, parameters=_parameters(tmp_path))
+    assert len(server.requests) == asked  # nothing asked the second time
+    assert {s for s, _ in again.metadata['webots_protos'].values()} == {'cache'}
+    server.stop()
+    offline = load(world, parameters=_parameters(tmp_path, download=False))
+    assert offline.entity_names() == first.entity_names()
+    assert offline.entity('r1').root.visuals[0].texture is not None
+    assert offline.metadata['webots_downloads'] == []
+
+
+def test_offline_without_the_proto_names_it_every_place_looked_and_the_remedies(
+        tmp_path, server, world):
+    with pytest.raises(SceneLoadError) as err:
+        load(world, parameters=_parameters(tmp_path, download=False))
+    message = str(err.value)
+    assert message.startswith(f'{world}:4: PROTO Rover is not available locally')
+    assert f'{world.parent}/Rover.proto' in message  # the world's folder
+    assert str(tmp_path / 'project/protos/Rover.proto') in message  # ../protos
+    assert str(tmp_path / 'cache') in message
+    assert 'downloads are off' in message
+    for remedy in ('WEBOTS_HOME', 'webots.proto_path', 'webots.download=true',
+                   'scene-sim-ros fetch'):
+        assert remedy in message
+    assert server.requests == []
+
+
+def test_a_download_cut_short_is_never_used_and_leaves_no_file(tmp_path, server, world):
+    server.truncate['/lib/protos/Rover.proto'] = 40
+    with pytest.raises(SceneLoadError) as err:
+        load(world, parameters=_parameters(tmp_path))
+    assert 'PROTO Rover is not available locally' in str(err.value)
+    assert 'download' in str(err.value)
+    cached = [p for p in (tmp_path / 'cache').rglob('*') if p.is_file()]
+    assert not any(p.name.startswith('Rover.proto') for p in cached)  # no half file, no .part
+    del server.truncate['/lib/protos/Rover.proto']
+    scene = load(world, parameters=_parameters(tmp_path))
+    assert scene.metadata['webots_protos']['Rover'][0] == 'downloaded'
+
+
+def test_a_file_over_the_size_limit_is_refused(tmp_path, server, world):
+    with pytest.raises(SceneLoadError) as err:
+        load(world, parameters=_parameters(tmp_path, **{'webots.download_max_mib': '0.0001'}))
+    assert 'more than the limit of 104 bytes' in str(err.value)
+    assert not list((tmp_path / 'cache').rglob('Rover.proto*'))
+
+
+FAKE_ROBOT = """#VRML_SIM R2023b utf8
+EXTERNPROTO "webots://projects/devices/acme/protos/AcmeSensor.proto"
+PROTO AcmeBot [ field SFString name "acme" ]
+{
+  Robot {
+    name IS name
+    children [ AcmeSensor { } Shape { geometry Mesh { url "../meshes/hull.obj" } } ]
+  }
+}
+"""
+FAKE_SENSOR = """#VRML_SIM R2023b utf8
+PROTO AcmeSensor [ ]
+{
+  GPS { name "acme gps" }
+}
+"""
+
+
+@pytest.fixture
+def webots_home(tmp_path, monkeypatch):
+    home = tmp_path / 'webots'
+    _write(home / 'resources/version.txt', 'R2023b\n')
+    _write(home / 'projects/robots/acme/protos/AcmeBot.proto', FAKE_ROBOT)
+    _write(home / 'projects/robots/acme/meshes/hull.obj', CUBE_OBJ)
+    _write(home / 'projects/devices/acme/protos/AcmeSensor.proto', FAKE_SENSOR)
+    monkeypatch.delenv('SCENE_SIM_ROS_WEBOTS_HOME', raising=False)
+    monkeypatch.setenv('WEBOTS_HOME', str(home))
+    return home
+
+
+@pytest.mark.parametrize('url', [
+    'webots://projects/robots/acme/protos/AcmeBot.proto',
+    'https://raw.githubusercontent.com/cyberbotics/webots/R2023b/projects/robots/acme/protos/'
+    'AcmeBot.proto'])
+def test_webots_urls_map_onto_the_installation(tmp_path, webots_home, url):
+    world = _write(tmp_path / 'w/worlds/a.wbt', f'#VRML_SIM R2023b utf8\nEXTERNPROTO "{url}"\n'
+                   'AcmeBot { }\n')
+    scene = load(world, parameters=_parameters(tmp_path, download=False))
+    robot = scene.entity('acme')
+    assert robot.sensor('acme gps').kind == 'gps'
+    assert robot.root.visuals[0].shape.name == 'hull.obj'
+    sources = scene.metadata['webots_protos']
+    assert sources['AcmeBot'] == ('installation', str(
+        webots_home.resolve() / 'projects/robots/acme/protos/AcmeBot.proto'))
+    assert sources['AcmeSensor'][0] == 'installation'
+    assert not any('asks for Webots' in w for w in scene.warnings)
+
+
+def test_another_webots_version_than_installed_is_a_warning(tmp_path, webots_home):
+    url = ('https://raw.githubusercontent.com/cyberbotics/webots/develop/projects/robots/acme/'
+           'protos/AcmeBot.proto')
+    world = _write(tmp_path / 'w/worlds/a.wbt', f'#VRML_SIM R2025a utf8\nEXTERNPROTO "{url}"\n'
+                   'AcmeBot { }\n')
+    scene = load(world, parameters=_parameters(tmp_path, download=False))
+    assert scene.entity('acme')
+    assert any('asks for Webots develop files; using the installed R2023b' in w
+               for w in scene.warnings)
+
+
+def test_externproto_outside_the_worlds_tree_is_refused_without_showing_it(tmp_path):
+    secret = _write(tmp_path / 'elsewhere/Secret.proto', 'PROTO Secret [ ] { Solid { } }\n'
+                    '# top secret content\n')
+    world = _write(tmp_path / 'a/b/worlds/w.wbt',
+                   f'#VRML_SIM R2023b utf8\nEXTERNPROTO "{secret}"\nSecret {{ }}\n')
+    with pytest.raises(SceneLoadError) as err:
+        load(world, parameters=_parameters(tmp_path, download=False))
+    message = str(err.value)
+    assert f'{world}:2:' in message and "outside the world's tree" in message
+    assert 'webots.proto_path' in message and 'top secret' not in message
+    # allowed once its folder is on the PROTO path
+    scene = load(world, parameters=_parameters(
+        tmp_path, download=False, **{'webots.proto_path': str(secret.parent)}))
+    assert scene.metadata['webots_protos']['Secret'][0] == 'local'
+
+
+def test_mesh_outside_the_worlds_tree_is_a_warning_and_left_out(tmp_path):
+    _write(tmp_path / 'elsewhere/m.obj', CUBE_OBJ)
+    world = _write(tmp_path / 'a/b/worlds/w.wbt', '#VRML_SIM R2023b utf8\nSolid { children [ '
+                   f'Shape {{ geometry Mesh {{ url "{tmp_path}/elsewhere/m.obj" }} }} ] }}\n')
+    scene = load(world, parameters=_parameters(tmp_path, download=False))
+    assert any("outside the world's tree" in w for w in scene.warnings)
+    assert all(not e.links[0].visuals for e in scene.entities)
+
+
+def test_a_remote_proto_may_not_name_a_local_file(tmp_path, server):
+    _write(tmp_path / 'srv/evil/protos/Evil.proto',
+           f'#VRML_SIM R2023b utf8\nEXTERNPROTO "{tmp_path}/project/protos/Mine.proto"\n'
+           'PROTO Evil [ ] { Robot { children [ Mine { } ] } }\n')
+    _write(tmp_path / 'project/protos/Mine.proto', 'PROTO Mine [ ] { Solid { } }\n')
+    world = _write(tmp_path / 'project/worlds/w.wbt', '#VRML_SIM R2023b utf8\n'
+                   f'EXTERNPROTO "{server.url}/evil/protos/Evil.proto"\nEvil {{ }}\n')
+    with pytest.raises(SceneLoadError) as err:
+        load(world, parameters=_parameters(tmp_path))
+    assert 'names a local file from the remote file' in str(err.value)
+
+
+def test_unreadable_mesh_is_one_warning_naming_it(tmp_path):
+    _write(tmp_path / 'w/meshes/broken.stl', 'solid nothing here\n')
+    world = _write(tmp_path / 'w/worlds/w.wbt', '#VRML_SIM R2023b utf8\nSolid { children [ '
+                   'Shape { geometry Mesh { url "../meshes/broken.stl" } } ] }\n')
+    scene = load(world, parameters=_parameters(tmp_path, download=False))
+    (warning,) = [w for w in scene.warnings if 'broken.stl' in w]
+    assert 'holds no triangles' in warning and warning.startswith(f'{world}:2:')
