@@ -20,6 +20,7 @@ shipped examples always, and on the corpus files where they are present.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,4 +58,6 @@ def needs_corpus(path: Path = CORPUS) -> pytest.MarkDecorator:
 def skip_module_without(path: Path = CORPUS) -> None:
     """Skip the calling test module as a whole unless ``path`` exists (call at module level)."""
     if not path.exists():
-        pytest.skip(missing(path), allow_module_level=True)
+        module = sys._getframe(1).f_globals.get('__name__', 'this module')
+        pytest.skip(f'{module}: every test of the module needs the corpus: {missing(path)}',
+                    allow_module_level=True)

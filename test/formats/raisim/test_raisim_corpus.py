@@ -1,7 +1,6 @@
-"""Every RaiSim world and sensor set of ../shared/corpus/raisim loads (model level, no PyBullet).
-What holds for any world, height map text file or sensor set is checked on the RaiSim files that
-ship too (``raisim_world.xml``, ``raisim_terrain.txt``, ``raisim_rover_sensors.xml``; no corpus
-needed)."""
+"""The RaiSim worlds and sensor sets of ../shared/corpus/raisim, checked for what those files hold
+(model level, no PyBullet). Skipped whole without the corpus; what holds for any world, height map
+text file or sensor set is in ``test_raisim_examples.py`` and runs on the files that ship."""
 
 from __future__ import annotations
 
@@ -9,12 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
+from formats.raisim.corpus_files import LAIKAGO_QPOS, TEMPLATE_PARAMETERS
 from lxml import etree
 
 from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.raisim import load_sensor_set
-from scene_sim_ros.resources import EXAMPLES_DIR
 from scene_sim_ros.scene import (
     Accelerometer,
     Box,
@@ -28,32 +27,9 @@ from scene_sim_ros.scene import (
     ServoMotor,
     Sphere,
 )
-from support.corpus import CORPUS
-from support.examples import shipped
+from support.corpus import CORPUS, skip_module_without
 
-# the template parameters the corpus's templated worlds use (templatedWorld.xml and its includes)
-TEMPLATE_PARAMETERS = {
-    'floor_height': '0', 'sphere_count': '10', 'spawn_sphere': 'true', 'spawn_box': 'true',
-    'sphere_height_offset': '0.5', 'laikago_start_x': '-3', 'laikago_start_y': '0',
-}
-LAIKAGO_QPOS = [0.0, 0.5, -1.0, 0.0, 0.5, -1.0, 0.0, 0.5, -1.0, 0.0, 0.5, -0.7]
-
-
-def raisim_worlds(corpus: Path) -> list[Path]:
-    return sorted(p for p in (corpus / 'raisim').rglob('*.xml') if 'sensors' not in p.parts)
-
-
-def test_corpus_every_world_loads() -> None:
-    """Every world that ships, and every world of the corpus where it is present (13 or more)."""
-    corpus = raisim_worlds(CORPUS) if CORPUS.is_dir() else []
-    assert not CORPUS.is_dir() or len(corpus) >= 13
-    worlds = shipped('raisim') + corpus
-    assert worlds[0].name == 'raisim_world.xml'
-    for path in worlds:
-        scene = load_scene(path, parameters=TEMPLATE_PARAMETERS)
-        assert scene.format == 'raisim'
-        names = scene.entity_names()
-        assert len(names) == len(set(names)), path
+skip_module_without(CORPUS / 'raisim')
 
 
 def test_corpus_templated_world_names_missing_parameters(corpus_dir: Path) -> None:
@@ -132,18 +108,6 @@ def test_corpus_height_map_text_file_matches_the_file(corpus_dir: Path) -> None:
     assert field == inline.root.collisions[0].shape
 
 
-def test_height_map_text_file_of_the_example_matches_the_file() -> None:
-    """The text-file height map feature on the example that ships: rows x columns, sizes and
-    the heights (row-major) as raisim_terrain.txt writes them."""
-    numbers = [float(v) for v in (EXAMPLES_DIR / 'raisim_terrain.txt').read_text().split()]
-    columns, rows, size_x, size_y = numbers[:4]
-    field = load_scene(EXAMPLES_DIR / 'raisim_world.xml').entity('terrain').root.collisions[0].shape
-    assert isinstance(field, Heightfield)
-    assert field.heights.shape == (rows, columns) and len(numbers) == 4 + rows * columns
-    assert (field.size_x, field.size_y) == (size_x, size_y)
-    assert field.heights.ravel().tolist() == numbers[4:]
-
-
 def test_corpus_materials(corpus_dir: Path) -> None:
     scene = load_scene(corpus_dir / 'raisim/raisim2Lib/rsc/xmlScripts/material/material.xml')
     pairs = {(p.material_a, p.material_b): p.restitution for p in scene.material_pairs}
@@ -168,35 +132,3 @@ def test_corpus_sensor_sets(corpus_dir: Path) -> None:
     assert {type(s) for s in imu} >= {Accelerometer, Gyroscope}
     for path in folder.glob('*.xml'):
         assert load_sensor_set(path, link='x').sensors
-
-
-def test_sensor_set_of_the_example_matches_the_file() -> None:
-    """The sensor-set feature on the set that ships: each <sensor> of raisim_rover_sensors.xml
-    becomes sensors named <link>_<name> on that link, with the file's sizes, field of view, clip
-    and origin; the IMU becomes an accelerometer, a gyroscope and an orientation."""
-    path = EXAMPLES_DIR / 'raisim_rover_sensors.xml'
-    declared = etree.parse(str(path)).getroot().findall('.//sensor')
-    loaded = load_sensor_set(path, link='head')
-    assert loaded.warnings == ()
-    by_name = {s.name: s for s in loaded.sensors}
-    for sensor in declared:
-        name, kind = f"head_{sensor.get('name')}", sensor.get('type')
-        xyz = tuple(float(v) for v in sensor.find('origin').get('xyz').split())
-        if kind == 'imu':
-            parts = [by_name[f'{name}_{part}'] for part in ('accelerometer', 'gyroscope',
-                                                            'orientation')]
-            assert [type(s) for s in parts[:2]] == [Accelerometer, Gyroscope]
-            assert all(s.link == 'head' and s.pose.position == xyz for s in parts)
-            continue
-        camera, image, clip = sensor.find('camera'), sensor.find('camera/image'), \
-            sensor.find('camera/clip')
-        loaded_sensor = by_name[name]
-        assert type(loaded_sensor) is {'rgb': Camera, 'depth': DepthCamera}[kind]
-        assert (loaded_sensor.width, loaded_sensor.height) == (int(image.get('width')),
-                                                              int(image.get('height')))
-        assert loaded_sensor.fov_x == float(camera.get('horizontal_fov'))
-        assert loaded_sensor.pose.position == xyz and loaded_sensor.link == 'head'
-        if kind == 'depth':
-            assert (loaded_sensor.min_range, loaded_sensor.max_range) == (
-                float(clip.get('near')), float(clip.get('far')))
-    assert len(loaded.sensors) == len(declared) + 2   # the IMU is three sensors
