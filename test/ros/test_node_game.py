@@ -22,9 +22,10 @@ from support.ros import client_node, qos, spin_until, stamp, wait_for_messages  
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
-from support.corpus import CORPUS, missing  # noqa: E402
+from support.corpus import CORPUS, missing, skip_module_without  # noqa: E402
 
 GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
+skip_module_without(GAME)
 STEP = 0.012  # Game.ros2's stepLength
 
 

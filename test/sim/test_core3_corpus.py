@@ -1,8 +1,10 @@
-"""B-Human's MuJoCo-era NAO scenes (CR2025 .ros2, HEAD .ros3) with SimRobotCore3's torque
-servos: the 14 NAOs of a game stand still (issue 16's acceptance numbers)."""
+"""The corpus's NAOs stand: B-Human's MuJoCo-era NAO scenes (CR2025 .ros2, HEAD .ros3) with
+SimRobotCore3's torque servos, the 14 NAOs of a game stand still (issue 16's acceptance numbers).
+Skipped whole without the corpus."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -10,11 +12,12 @@ import pytest
 
 from scene_sim_ros import load_scene
 from scene_sim_ros.sim.simulation import Simulation
-from support.corpus import missing
+from support.corpus import missing, skip_module_without
 
-from .conftest import CORPUS
+from .conftest import CORPUS, GAME
 
 SIMROBOT = CORPUS / 'simrobot'
+skip_module_without(SIMROBOT)
 GAMES = [SIMROBOT / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2',
          SIMROBOT / 'BHumanCodeRelease@HEAD' / 'Config' / 'Scenes' / 'Game.ros3']
 
@@ -66,3 +69,29 @@ def test_core2_override_keeps_the_velocity_law():
     assert decision['core'] == 2 and decision['overridden']
     robot = next(e for e in scene.entities if e.kind == 'robot')
     assert all(j.motor.control == 'velocity' for j in robot.joints if j.motor)
+
+
+def _torso_deviation(sim: Simulation, robots: list[str], seconds: float) -> dict[str, float]:
+    start = {name: sim.get_pose(name)[0][2] for name in robots}
+    worst = dict.fromkeys(robots, 0.0)
+    for _ in range(round(seconds / sim.step_length)):
+        sim.step()
+        for name in robots:
+            worst[name] = max(worst[name], abs(sim.get_pose(name)[0][2] - start[name]))
+    return worst
+
+
+def test_one_nao_with_servos_holding_initial_positions_stands_10_s():
+    scene = _load(GAME)
+    keep = {'robot1', *(e.name for e in scene.entities if e.kind == 'static')}
+    sim = Simulation(replace(scene, entities=tuple(e for e in scene.entities if e.name in keep)))
+    assert _torso_deviation(sim, ['robot1'], 10.0)['robot1'] < 0.05
+
+
+@pytest.mark.slow
+def test_all_14_naos_of_game_stand_10_s():
+    scene = _load(GAME)
+    robots = [e.name for e in scene.entities if e.kind == 'robot' and len(e.joints) == 24]
+    assert len(robots) == 14
+    worst = _torso_deviation(Simulation(scene), robots, 10.0)
+    assert max(worst.values()) < 0.05, worst
