@@ -92,6 +92,9 @@ def _add_scene_args(parser: argparse.ArgumentParser, *, optional: bool = False) 
                         help='a template parameter of the scene (RaiSim @@NAME); repeatable')
     parser.add_argument('--strict', action='store_true',
                         help='treat unknown elements and attributes as errors')
+    parser.add_argument('--offline', action='store_true',
+                        help='never download (Webots remote PROTOs, meshes, textures: only the '
+                             'local files, WEBOTS_HOME and the cache)')
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -166,6 +169,16 @@ def build_parser() -> argparse.ArgumentParser:
     topics.add_argument('--namespace', default='', help='as for run')
     add_client_commands(commands)  # list, echo, hz, send, snapshot, pause, ... (client_commands.py)
 
+    fetch = commands.add_parser(
+        'fetch', help='download what Webots worlds need into the cache (to run offline later)',
+        description='Load each Webots world with downloads on, filling the user cache with its '
+                    'remote PROTOs, meshes and textures, and print where each came from.',
+        epilog='example:\n  scene-sim-ros fetch worlds/*.wbt --param webots.cache_dir=/opt/cache',
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    fetch.add_argument('worlds', nargs='+', metavar='WORLD', help='Webots world files')
+    fetch.add_argument('--param', '-p', action='append', default=[], metavar='NAME=VALUE',
+                       help='a scene parameter (webots.cache_dir, webots.proto_path, ...)')
+
     commands.add_parser(
         'examples', help='list the example scenes that ship with the package',
         description='List the example scenes that ship with the package: name, format, file and '
@@ -203,20 +216,30 @@ def _scene_argument(value: str | None) -> str | None:
         raise
 
 
+def _scene_parameters(args: argparse.Namespace) -> dict[str, str]:
+    parameters = _parameters(args.param)
+    if getattr(args, 'offline', False):
+        parameters['webots.download'] = 'false'
+    return parameters
+
+
 def _load(args: argparse.Namespace):
     from .formats import load_scene
-    return load_scene(args.scene, parameters=_parameters(args.param), strict=args.strict)
+    return load_scene(args.scene, parameters=_scene_parameters(args), strict=args.strict)
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from .scene.summary import scene_summary, summary_text
     started = time.perf_counter()
     scene = _load(args)
+    protos = scene.metadata.get('webots_protos', {})
     if args.json:
-        json.dump(scene_summary(scene), sys.stdout)
+        json.dump({**scene_summary(scene), **({'protos': protos} if protos else {})}, sys.stdout)
         sys.stdout.write('\n')
     else:
         print(summary_text(scene))
+        for name, (source, location) in sorted(protos.items()):
+            print(f'  PROTO {name}: {source} ({location})')
         print(f'  loaded in {time.perf_counter() - started:.2f} s')
     return 0
 
@@ -254,8 +277,8 @@ def cmd_run(args: argparse.Namespace, ros_args: list[str]) -> int:
             value = default
         if value is not None:
             parameters[name] = value
-    if args.param:
-        parameters['scene_parameters'] = [f'{k}={v}' for k, v in _parameters(args.param).items()]
+    if args.param or args.offline:
+        parameters['scene_parameters'] = [f'{k}={v}' for k, v in _scene_parameters(args).items()]
     if args.strict:
         parameters['strict'] = True
     if args.record:
@@ -340,6 +363,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.scene = _scene_argument(args.scene)
         if args.command == 'run':
             return cmd_run(args, ros_args)
+        if args.command == 'fetch':
+            from .formats.webots.fetch import fetch_worlds
+            return fetch_worlds(args.worlds, _parameters(args.param), sys.stdout)
         if args.command in CLIENT_COMMANDS:
             return run_client_command(args)
         return {'inspect': cmd_inspect, 'urdf': cmd_urdf, 'topics': cmd_topics,

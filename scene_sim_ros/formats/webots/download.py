@@ -6,6 +6,7 @@ more bytes than the limit) raises :class:`DownloadError` and leaves nothing in t
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,11 @@ MIB = 1024 * 1024
 PROGRESS_STEP = 8 * MIB  # a large asset reports its progress every PROGRESS_STEP bytes
 
 Progress = Callable[[str, int, int | None], None]  # url, bytes so far, total (if known)
+
+
+def _log_progress(url: str, received: int, total: int | None) -> None:
+    of = f' of {total // MIB} MiB' if total else ' MiB'
+    logging.getLogger(__name__).info('downloading %s: %d%s', url, received // MIB, of)
 
 
 class DownloadError(Exception):
@@ -92,8 +98,8 @@ class Downloader:
                     if received > limit:
                         raise DownloadError(f'more than the limit of {limit} bytes')
                     out.write(chunk)
-                    if self.policy.progress and received - reported >= PROGRESS_STEP:
+                    if received - reported >= PROGRESS_STEP:
                         reported = received
-                        self.policy.progress(url, received, total)
+                        (self.policy.progress or _log_progress)(url, received, total)
                 if total is not None and received != total:  # h11 raises first; belt and braces
                     raise DownloadError(f'incomplete: {received} of {total} bytes')

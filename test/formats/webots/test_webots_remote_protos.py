@@ -321,3 +321,28 @@ def test_unreadable_mesh_is_one_warning_naming_it(tmp_path):
     scene = load(world, parameters=_parameters(tmp_path, download=False))
     (warning,) = [w for w in scene.warnings if 'broken.stl' in w]
     assert 'holds no triangles' in warning and warning.startswith(f'{world}:2:')
+
+
+def test_fetch_fills_the_cache_then_inspect_runs_offline(tmp_path, server, world, capsys):
+    from scene_sim_ros.cli import main
+    cache = f'webots.cache_dir={tmp_path / "cache"}'
+    assert main(['fetch', str(world), '--param', cache]) == 0
+    out = capsys.readouterr().out
+    assert f'Rover: downloaded {server.url}/lib/protos/Rover.proto' in out
+    assert f'downloaded {server.url}/parts/meshes/scanner.stl' in out
+    server.stop()
+    assert main(['inspect', str(world), '--offline', '--param', cache]) == 0
+    out = capsys.readouterr().out
+    assert f'PROTO Rover: cache ({server.url}/lib/protos/Rover.proto)' in out
+    assert main(['inspect', str(world), '--offline', '--param',
+                 f'webots.cache_dir={tmp_path / "empty"}']) == 2
+    err = capsys.readouterr().err
+    assert 'PROTO Rover is not available locally' in err and 'to fix:' in err
+
+
+def test_fetch_says_which_world_is_incomplete(tmp_path, server, world, capsys):
+    from scene_sim_ros.cli import main
+    server.stop()
+    assert main(['fetch', str(world), '--param', f'webots.cache_dir={tmp_path / "c"}']) == 1
+    out = capsys.readouterr().out
+    assert f'{world}: incomplete' in out and 'cannot reach 127.0.0.1' in out
