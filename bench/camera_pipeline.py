@@ -6,7 +6,9 @@ the same view is rendered by a bare ``pybullet.getCameraImage`` with the flags t
 Each run averages ``--frames`` frames; the table shows medians over ``--runs`` runs (ms/frame,
 frames/s) and the overhead ratio sim.read / bare.
 
-    python bench/camera_pipeline.py [--renderer tiny|egl] [--runs 5] [--frames 10]
+    python bench/camera_pipeline.py [--renderer tiny|gl] [--runs 5] [--frames 10]
+
+The bare column is always TinyRenderer (with ``--renderer gl`` the ratio is gl / TinyRenderer).
 """
 
 from __future__ import annotations
@@ -58,8 +60,8 @@ def bench_scene() -> Scene:
 
 def build(renderer: str) -> Simulation:
     scene = bench_scene()
-    sim = Simulation(Scene('empty', ()))
-    used = prepare_rendering(sim, scene, renderer)  # before any body exists (EGL needs that)
+    sim = Simulation(Scene('empty', ()), renderer=renderer)
+    used = prepare_rendering(sim, scene, renderer)
     sim.scene = scene
     for entity in scene.entities:
         sim.add_entity(entity)
@@ -76,12 +78,12 @@ def per_frame(action: Callable[[], object], frames: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--renderer', default='tiny', choices=('tiny', 'egl'))
+    parser.add_argument('--renderer', default='tiny', choices=('tiny', 'gl'))
     parser.add_argument('--runs', type=int, default=5)
     parser.add_argument('--frames', type=int, default=10)
     args = parser.parse_args()
     sim = build(args.renderer)
-    flag = p.ER_BULLET_HARDWARE_OPENGL if args.renderer == 'egl' else p.ER_TINY_RENDERER
+    flag = p.ER_TINY_RENDERER
     pose = sim.link_world_pose('host', 'base') * CAMERA_POSE
     print(f'{"sensor":<18}{"sim.read ms":>12}{"fps":>8}{"bare ms":>10}{"fps":>8}{"ratio":>8}')
     for w, h in RESOLUTIONS:

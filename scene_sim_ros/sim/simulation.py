@@ -77,12 +77,14 @@ class Simulation:
     """A PyBullet world built from ``scene``.
 
     ``seed`` seeds :attr:`rng` (sensor noise). ``solver_iterations`` sets PyBullet's constraint
-    solver iterations. ``mesh_dir`` receives the .obj files of inline meshes.
+    solver iterations. ``mesh_dir`` receives the .obj files of inline meshes. ``renderer``
+    ('auto', 'gl' or 'tiny'; default ``$SCENE_SIM_ROS_RENDERER`` or 'auto') draws the cameras
+    (:mod:`scene_sim_ros.sim.sensors.rendering`).
     """
 
     def __init__(self, scene: Scene, gui: bool = False, *, seed: int = 0,
                  solver_iterations: int = DEFAULT_SOLVER_ITERATIONS,
-                 mesh_dir: Path | None = None):
+                 mesh_dir: Path | None = None, renderer: str | None = None):
         self.scene = scene
         self.step_length = float(scene.step_length)
         self.seed = seed
@@ -104,7 +106,7 @@ class Simulation:
         self._pushes: list[_Push] = []
         self._steps = 0
         self._guard = ExplosionGuard(self)
-        _prepare_rendering(self, scene)  # before any body: the EGL plugin only sees later shapes
+        _prepare_rendering(self, scene, renderer)
         self._load(scene.entities)
 
     # -- building --------------------------------------------------------------------------
@@ -351,6 +353,10 @@ class Simulation:
     def own_link_indices(self, entity: str, link: str) -> tuple[int, ...]:
         """PyBullet link indices of the model link ``link``: its own and its helper links'."""
         return self._built(entity).own_link_indices(self.link_index(entity, link))
+
+    def built_entities(self) -> list[BuiltEntity]:
+        """The entities as built in PyBullet (bodies, link indices, frames), for renderers."""
+        return list(self._entities.values())
 
     def entity_of_body(self, body_id: int) -> str | None:
         """Name of the entity whose PyBullet body is ``body_id`` (None if none)."""
@@ -695,10 +701,10 @@ def _sensors_module() -> Any:
         raise
 
 
-def _prepare_rendering(sim: Simulation, scene: Scene) -> None:
+def _prepare_rendering(sim: Simulation, scene: Scene, renderer: str | None) -> None:
     prepare = getattr(_sensors_module(), 'prepare_rendering', None)
     if prepare is not None:
-        prepare(sim, scene)
+        prepare(sim, scene, renderer)
 
 
 def _invalidate_renders(sim: Simulation) -> None:

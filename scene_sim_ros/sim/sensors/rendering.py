@@ -10,28 +10,24 @@ and a SegmentationCamera at the same pose, size and opening angles share one
 ``getCameraImage`` call (the segmentation mask is only requested when someone needs it; the
 background is recognised from the depth buffer, which costs nothing extra).
 
-Two PyBullet renderers exist on a machine without a GPU: TinyRenderer (a software rasteriser
-that scales with pixels x triangles) and the EGL plugin, which on Mesa llvmpipe rasterises with
-OpenGL on all cores. Measured on this project's dev machine (2 cores, r2d2 + plane, ms/frame,
-without / with segmentation mask): TinyRenderer 7 / 30 / 110 and EGL 17-32 / 17-22 / 30-44 at
-160x120 / 320x240 / 640x480; loading the plugin costs ~0.25 s per simulation. The plugin must be
-loaded before the first body is created (it only sees visual shapes registered after it), and
-once loaded it serves every ``getCameraImage`` of that client, so the choice is made once per
-simulation by :func:`prepare_rendering`, which the Simulation calls right after connecting:
-``auto`` (the default) picks EGL when the scene has an image sensor of at least
-:data:`EGL_MIN_PIXELS` pixels, TinyRenderer otherwise, and falls back to TinyRenderer where the
-plugin does not load. ``SCENE_SIM_ROS_RENDERER=tiny|egl|auto`` (or the ``renderer`` argument)
-overrides.
+Two renderers, chosen per simulation by :func:`prepare_rendering` (``renderer`` argument, else
+``$SCENE_SIM_ROS_RENDERER``, else ``auto``):
 
-The EGL plugin ignores ``changeVisualShape(shapeIndex=...)``: the last colour/texture set on a
-link paints all of its parts (measured: red, blue and green boxes of one link all render green).
-``auto`` therefore keeps TinyRenderer for scenes with a link whose visuals differ in colour or
-texture (Game.ros2's field and NAOs: with EGL the green carpet renders white).
+- ``gl``: :mod:`scene_sim_ros.sim.render`, OpenGL on a headless EGL context (Mesa llvmpipe
+  without a GPU): shapes uploaded once, per-camera frustum culling, levels of detail, colour,
+  depth and segmentation in one pass, Phong lighting from the scene's surfaces and lights.
+- ``tiny``: PyBullet's TinyRenderer (``getCameraImage``), a software rasteriser that draws every
+  triangle of the scene for every frame.
+
+``auto`` picks ``gl`` where an EGL context can be made (decided on the first rendered frame, so
+processes without cameras never make one) and falls back to ``tiny`` with one warning naming
+what is missing. PyBullet's own EGL plugin is never loaded: it crashes beside a second EGL
+context in the same process; the former value ``egl`` now means ``gl``.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import logging
 import math
 import os
 import weakref
@@ -41,13 +37,13 @@ from typing import Any
 import numpy as np
 import pybullet as p
 
-from ...scene.sensors import IMAGE_SENSORS
 from ...scene.transforms import Pose, matrix_from_quat
 
-EGL_MIN_PIXELS = 30_000
-"""From this many pixels on, ``auto`` renders with EGL (measured crossover ~ 200x150)."""
-
-RENDERERS = ('auto', 'tiny', 'egl')
+RENDERERS = ('auto', 'gl', 'tiny')
+LEGACY_RENDERERS = {'egl': 'gl'}  # PyBullet's EGL plugin is retired: the GL renderer replaces it
+LIGHTING_ENV = 'SCENE_SIM_ROS_GL_LIGHTING'
+"""'phong' (default) or 'tiny': the GL renderer's lighting law (see render.shaders)."""
+_log = logging.getLogger(__name__)
 BACKGROUND_DEPTH = np.float32(1.0 - 1e-7)
 """Depth-buffer values at or above this were not drawn: the clear value (1.0) of the far plane."""
 
@@ -106,31 +102,43 @@ class View:
 
 @dataclass(slots=True)
 class Frame:
-    """One ``getCameraImage`` result: RGB (HxWx3 uint8, background filled in), raw depth buffer
-    (HxW float32 in [0, 1]), body/link mask (HxW int32, -1 for nothing) or ``None``."""
+    """One rendered view: RGB (HxWx3 uint8, background filled in), the depth as TinyRenderer's
+    raw buffer (HxW float32 in [0, 1]) or, from the GL renderer, already in metres
+    (``linear_depth``, inf for nothing), body/link mask (HxW int32, -1 for nothing) or None."""
 
     near: float
     far: float
     rgb: np.ndarray
-    depth_buffer: np.ndarray
+    depth_buffer: np.ndarray | None
     mask: np.ndarray | None
+    linear_depth: np.ndarray | None = None
 
     def covers(self, near: float, far: float, need_mask: bool) -> bool:
         return self.near <= near and self.far >= far and (self.mask is not None or not need_mask)
 
     def depth(self) -> np.ndarray:
+        if self.linear_depth is not None:
+            return self.linear_depth.copy()
+        assert self.depth_buffer is not None
         return linearize_depth(self.depth_buffer, self.near, self.far)
 
     def background(self) -> np.ndarray:
+        if self.linear_depth is not None:
+            return ~np.isfinite(self.linear_depth)
+        assert self.depth_buffer is not None
         return self.depth_buffer >= BACKGROUND_DEPTH
 
 
 def _light_arguments(scene: Any) -> dict[str, Any]:
     """``getCameraImage`` lighting from the scene's first light (PyBullet's defaults without)."""
     lights = getattr(scene, 'lights', ())
-    if not lights:
+    return tiny_light_arguments(lights[0] if lights else None)
+
+
+def tiny_light_arguments(light: Any) -> dict[str, Any]:
+    """``getCameraImage`` lighting arguments for ``light`` (None: PyBullet's defaults)."""
+    if light is None:
         return {}
-    light = lights[0]
     if light.kind == 'directional':
         towards_light = [-c for c in light.direction]
     else:
@@ -146,59 +154,70 @@ def _light_arguments(scene: Any) -> dict[str, Any]:
     }
 
 
+_POLICIES: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 _BACKENDS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+_warned_fallback = False
 
 
-def choose_renderer(scene: Any, renderer: str | None = None) -> str:
-    """'tiny' or 'egl' for ``scene`` under the ``renderer`` policy ('auto', 'tiny', 'egl')."""
-    renderer = renderer or os.environ.get('SCENE_SIM_ROS_RENDERER', 'auto')
-    if renderer not in RENDERERS:
-        raise ValueError(f'unknown renderer {renderer!r}; expected one of {RENDERERS}')
-    if renderer != 'auto':
-        return renderer
-    pixels = [s.width * s.height for e in scene.entities for s in e.sensors
-              if isinstance(s, IMAGE_SENSORS)
-              and getattr(s, 'projection', 'perspective') == 'perspective']
-    if not pixels or max(pixels) < EGL_MIN_PIXELS or _has_multicoloured_link(scene):
-        return 'tiny'
-    return 'egl'
-
-
-def _has_multicoloured_link(scene: Any) -> bool:
-    """Whether a link has visuals of different colours or textures (which EGL cannot show)."""
-    for entity in scene.entities:
-        for link in entity.links:
-            looks = {(tuple(v.color), v.texture) for v in getattr(link, 'visuals', ())}
-            if len(looks) > 1:
-                return True
-    return False
+def renderer_policy(renderer: str | None = None) -> str:
+    """'auto', 'gl' or 'tiny' from ``renderer`` or ``$SCENE_SIM_ROS_RENDERER`` ('egl' -> 'gl')."""
+    policy = renderer or os.environ.get('SCENE_SIM_ROS_RENDERER') or 'auto'
+    if policy in LEGACY_RENDERERS:
+        _log.info("renderer 'egl' (PyBullet's EGL plugin) is retired; using 'gl' instead")
+        policy = LEGACY_RENDERERS[policy]
+    if policy not in RENDERERS:
+        raise ValueError(f'unknown renderer {policy!r}; expected one of {RENDERERS}')
+    return policy
 
 
 def prepare_rendering(sim: Any, scene: Any, renderer: str | None = None) -> str:
-    """Choose and set up the renderer of ``sim`` (call it before creating any body).
+    """Record the renderer policy of ``sim`` ('auto', 'gl' or 'tiny'; ValueError otherwise).
 
-    Returns the renderer in use, 'tiny' or 'egl'. Calling it again (e.g. after a reset) keeps
-    the first choice.
+    Nothing is loaded here: the backend is resolved on the first rendered frame
+    (:func:`renderer_of`). Calling it again (e.g. after a reset) keeps the first policy.
     """
-    if sim in _BACKENDS:
-        return _BACKENDS[sim]
-    chosen = choose_renderer(scene, renderer)
-    if chosen == 'egl' and not _load_egl_plugin(sim.client):
-        chosen = 'tiny'
-    _BACKENDS[sim] = chosen
-    return chosen
-
-
-def _load_egl_plugin(client: int) -> bool:
-    spec = importlib.util.find_spec('eglRenderer')
-    if spec is None or not spec.origin:
-        return False
-    return p.loadPlugin(spec.origin, '_eglRendererPlugin', physicsClientId=client) >= 0
+    if sim not in _POLICIES:
+        _POLICIES[sim] = renderer_policy(renderer)
+    return _POLICIES[sim]
 
 
 def renderer_of(sim: Any) -> str:
-    """The renderer :func:`prepare_rendering` set up for ``sim`` ('tiny' without it)."""
-    return _BACKENDS.get(sim, 'tiny')
+    """The backend that renders ``sim``'s images, 'gl' or 'tiny' (resolved on first use).
+
+    'gl' where the policy says so and raises :class:`~scene_sim_ros.sim.render.GlUnavailable`
+    when no context can be made; 'auto' falls back to 'tiny' with one warning per process,
+    also appended to ``sim.warnings``.
+    """
+    backend = _BACKENDS.get(sim)
+    if backend is not None:
+        return backend
+    policy = _POLICIES.get(sim) or renderer_policy()
+    if policy == 'tiny':
+        backend = 'tiny'
+    else:
+        from ..render import egl_problem
+        problem = egl_problem()
+        if problem is None:
+            backend = 'gl'
+        elif policy == 'gl':
+            from ..render import GlUnavailable
+            raise GlUnavailable(f"renderer 'gl' is not available: {problem}")
+        else:
+            backend = 'tiny'
+            _warn_fallback(sim, problem)
+    _BACKENDS[sim] = backend
+    return backend
+
+
+def _warn_fallback(sim: Any, problem: str) -> None:
+    global _warned_fallback
+    message = f'cameras render with TinyRenderer (slow): {problem}'
+    if not _warned_fallback:
+        _warned_fallback = True
+        _log.warning(message)
+        warnings = getattr(sim, 'warnings', None)
+        if isinstance(warnings, list):
+            warnings.append(message)
 
 
 class RenderCache:
@@ -207,21 +226,36 @@ class RenderCache:
 
     def __init__(self, sim: Any) -> None:
         self._sim = weakref.proxy(sim)
-        self._flag = (p.ER_BULLET_HARDWARE_OPENGL if renderer_of(sim) == 'egl'
-                      else p.ER_TINY_RENDERER)
+        self.backend = renderer_of(sim)
+        self._gl: Any = None
+        if self.backend == 'gl':
+            from ..render.renderer import GlRenderer
+            self._gl = GlRenderer(sim, os.environ.get(LIGHTING_ENV, 'phong'))
         self._frames: dict[View, Frame] = {}
         self._time: float | None = None
         self.renders = 0
         """How many ``getCameraImage`` calls were made (for tests and benchmarks)."""
 
-    def invalidate(self) -> None:
+    def invalidate(self, world_changed: bool = False) -> None:
+        """Forget rendered frames; ``world_changed``: bodies were moved, added or removed
+        outside a physics step (the GL renderer then rereads even fixed bodies)."""
         self._frames.clear()
+        if self._gl is not None:
+            if world_changed:
+                self._gl.moved()
+            else:
+                self._gl.stepped()
+
+    @property
+    def gl(self) -> Any:
+        """The :class:`~scene_sim_ros.sim.render.renderer.GlRenderer` (None with 'tiny')."""
+        return self._gl
 
     def frame(self, view: View, near: float, far: float, need_mask: bool = False) -> Frame:
         """The frame of ``view`` valid now, rendered only if no cached one covers the request."""
         time = self._sim.time
         if time != self._time:
-            self._frames.clear()
+            self.invalidate()
             self._time = time
         cached = self._frames.get(view)
         if cached is not None and cached.covers(near, far, need_mask):
@@ -235,12 +269,14 @@ class RenderCache:
 
     def _render(self, view: View, near: float, far: float, need_mask: bool) -> Frame:
         pose = Pose(view.pose[:3], view.pose[3:])
+        if self._gl is not None:
+            return self._render_gl(view, pose, near, far)
         flags = (p.ER_SEGMENTATION_MASK_OBJECT_AND_LINKINDEX if need_mask
                  else p.ER_NO_SEGMENTATION_MASK)
         _, _, rgba, depth, mask = p.getCameraImage(
             view.width, view.height, view_matrix(pose),
             projection_matrix(view.fov_x, view.fov_y, near, far),
-            renderer=self._flag, flags=flags, physicsClientId=self._sim.client,
+            renderer=p.ER_TINY_RENDERER, flags=flags, physicsClientId=self._sim.client,
             **_light_arguments(self._sim.scene))
         self.renders += 1
         shape = (view.height, view.width)
@@ -253,6 +289,17 @@ class RenderCache:
         return frame
 
 
+    def _render_gl(self, view: View, pose: Pose, near: float, far: float) -> Frame:
+        rgb, depth, mask = self._gl.render(
+            view_matrix(pose), projection_matrix(view.fov_x, view.fov_y, near, far),
+            np.asarray(pose.position), view.width, view.height, view.fov_y)
+        self.renders += 1
+        frame = Frame(near, far, rgb, None, mask, linear_depth=depth)
+        background = np.round(np.clip(self._sim.scene.background[:3], 0.0, 1.0) * 255.0)
+        np.copyto(rgb, background.astype(np.uint8), where=(mask < 0)[:, :, None])
+        return frame
+
+
 _CACHES: weakref.WeakKeyDictionary[Any, RenderCache] = weakref.WeakKeyDictionary()
 
 
@@ -261,7 +308,7 @@ def invalidate_renders(sim: Any) -> None:
     spawn, delete); physics steps and time changes invalidate them anyway."""
     cache = _CACHES.get(sim)
     if cache is not None:
-        cache.invalidate()
+        cache.invalidate(world_changed=True)
 
 
 def render_cache(sim: Any) -> RenderCache:

@@ -1,4 +1,5 @@
-"""Colour, depth and segmentation cameras through the real Simulation."""
+"""Colour, depth and segmentation cameras through the real Simulation, with each renderer
+(``gl`` skipped, saying why, where no EGL context can be made)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,18 @@ from scene_sim_ros.scene.sensors import Camera, DepthCamera, SegmentationCamera
 from scene_sim_ros.sim.sensors import create_reader, render_cache
 
 FOV_X, FOV_Y = math.radians(60), math.radians(45)
+
+
+@pytest.fixture(autouse=True, params=['tiny', 'gl'])
+def backend(request, monkeypatch):
+    """Every test here runs with TinyRenderer and with the GL renderer."""
+    if request.param == 'gl':
+        from scene_sim_ros.sim.render import egl_problem
+        problem = egl_problem()
+        if problem is not None:
+            pytest.skip(f'no GL renderer here: {problem}')
+    monkeypatch.setenv('SCENE_SIM_ROS_RENDERER', request.param)
+    return request.param
 
 
 def camera(name='cam', width=32, height=24, **kw):
@@ -139,33 +152,35 @@ def test_camera_read_after_set_pose_in_the_same_step_shows_the_moved_scene(parts
     assert int(sim.read('host', 'cam')[12, 16][0]) > 100
 
 
-@pytest.mark.parametrize('policy', ['tiny', 'egl'])
-def test_simulation_prepares_the_renderer_before_building_bodies(parts, simulate, monkeypatch,
-                                                                 policy):
-    import importlib.util
-
+def test_simulation_uses_the_renderer_it_was_given(parts, simulate, backend):
     from scene_sim_ros.sim.sensors.rendering import renderer_of
 
-    monkeypatch.setenv('SCENE_SIM_ROS_RENDERER', policy)
-    sim = simulate(parts.make_scene(parts.sensor_host([camera()]),
-                                    parts.static_box('box', (0.5, 0.5, 0.5), (2.0, 0.0, 1.0))))
-    # (no probing client here: disconnecting a second EGL client tears down the shared context)
-    has_plugin = importlib.util.find_spec('eglRenderer') is not None
-    expected = 'egl' if policy == 'egl' and has_plugin else 'tiny'
-    assert renderer_of(sim) == expected
-    # the renderer sees the bodies (EGL only sees visual shapes created after it was loaded)
+    scene = parts.make_scene(parts.sensor_host([camera()]),
+                             parts.static_box('box', (0.5, 0.5, 0.5), (2.0, 0.0, 1.0)))
+    sim = simulate(scene, renderer=backend)
     r, g, b = (int(c) for c in sim.read('host', 'cam')[12, 16])
+    assert renderer_of(sim) == backend
     assert r > 100 and g < 40 and b < 40
 
 
-def test_auto_renderer_keeps_tinyrenderer_for_a_link_of_several_colours(parts, simulate,
-                                                                         monkeypatch):
-    from scene_sim_ros.scene import Box, Entity, Link, Visual
-    from scene_sim_ros.sim.sensors.rendering import EGL_MIN_PIXELS
+def test_the_retired_egl_setting_means_gl_and_auto_prefers_gl(parts, simulate, monkeypatch,
+                                                             backend):
+    from scene_sim_ros.sim.render import egl_problem
+    from scene_sim_ros.sim.sensors.rendering import renderer_of, renderer_policy
 
+    assert renderer_policy('egl') == 'gl'  # PyBullet's EGL plugin is never loaded any more
     monkeypatch.setenv('SCENE_SIM_ROS_RENDERER', 'auto')
-    width = 320
-    height = max(24, EGL_MIN_PIXELS // width + 1)  # large enough that auto would pick EGL
+    sim = simulate(parts.make_scene(parts.sensor_host([camera()])))
+    sim.read('host', 'cam')
+    assert renderer_of(sim) == ('gl' if egl_problem() is None else 'tiny')
+    with pytest.raises(ValueError, match='unknown renderer'):
+        simulate(parts.make_scene(), renderer='vulkan')
+
+
+def test_a_link_of_several_colours_shows_each_colour(parts, simulate):
+    from scene_sim_ros.scene import Box, Entity, Link, Visual
+
+    width, height = 320, 96
     link = Link('base', visuals=(
         Visual(Box((0.3, 0.3, 0.3)), Pose((0.0, 0.4, 0.0)), color=parts.RED),
         Visual(Box((0.3, 0.3, 0.3)), Pose((0.0, -0.4, 0.0)), color=parts.BLUE)))

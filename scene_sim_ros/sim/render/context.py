@@ -1,0 +1,76 @@
+"""The process's one OpenGL context: headless EGL through moderngl (no display, no X).
+
+One context per process, used from the thread that created it: EGL contexts are bound to a
+thread, and PyBullet's own EGL plugin crashes beside a second EGL context, so that plugin is never
+loaded once this exists (see :mod:`scene_sim_ros.sim.sensors.rendering`). :func:`egl_problem`
+says why no context can be made (missing moderngl, missing Mesa EGL libraries, no EGL device)
+without raising, so that ``renderer='auto'`` can fall back to TinyRenderer with one warning.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import threading
+from typing import Any
+
+APT_PACKAGES = 'libegl1 libegl-mesa0 libgl1-mesa-dri'
+"""Debian packages with the Mesa EGL libraries (llvmpipe on machines without a GPU)."""
+
+_context: Any = None
+_thread: int | None = None
+_problem: str | None = None
+_tried = False
+
+
+def egl_problem() -> str | None:
+    """None when the GL context exists or can be made; else what is missing, in words."""
+    try:
+        gl_context()
+    except GlUnavailable as err:
+        return str(err)
+    return None
+
+
+class GlUnavailable(RuntimeError):
+    """No OpenGL context can be made in this process."""
+
+
+def gl_context() -> Any:
+    """The process's moderngl context (made on first use, 3.3 core, EGL).
+
+    Raises :class:`GlUnavailable` saying what is missing, and RuntimeError when called from
+    another thread than the first caller's.
+    """
+    global _context, _thread, _problem, _tried
+    if _tried:
+        if _context is None:
+            raise GlUnavailable(_problem or 'no OpenGL context')
+        if threading.get_ident() != _thread:
+            raise RuntimeError('the OpenGL context is used from one thread only (the one that '
+                               'rendered first)')
+        return _context
+    _tried = True
+    _problem = _missing_library()
+    if _problem is None:
+        try:
+            import moderngl
+        except ImportError:
+            _problem = 'the Python package moderngl is not installed (pip install moderngl)'
+        else:
+            try:
+                _context = moderngl.create_standalone_context(backend='egl',  # type: ignore[arg-type]
+                                                              require=330)
+            except Exception as err:  # glcontext reports a missing device as a plain Exception
+                _problem = f'no EGL context could be made ({err})'
+    if _context is None:
+        raise GlUnavailable(_problem or 'no OpenGL context')
+    _thread = threading.get_ident()
+    return _context
+
+
+def _missing_library() -> str | None:
+    for name in ('EGL', 'GL'):
+        if ctypes.util.find_library(name) is None:
+            return (f'the Mesa EGL library lib{name}.so is missing '
+                    f'(Debian: sudo apt-get install {APT_PACKAGES})')
+    return None

@@ -1,0 +1,184 @@
+"""GLSL of the one pass that writes colour, linear depth and segmentation ids, and its lights.
+
+Outputs: ``0`` RGBA8 colour, ``1`` R32F metres along the optical axis (0 where nothing was
+drawn), ``2`` R32I PyBullet's segmentation value plus one (0: nothing).
+
+Two lighting laws (uniform ``lighting``):
+
+- ``LIGHTING_PHONG`` (default): OpenGL's fixed-function Phong law that SimRobot's Core2 renderer
+  uses, summed over up to :data:`MAX_LIGHTS` scene lights:
+  ``emission + sum(La * Ka + Ld * Kd * max(n.l, 0) + Ls * Ks * max(r.v, 0)^shininess)``,
+  clamped to 1, with the Surface's colours per instance (``Ka = Kd = colour`` where the model
+  has no Surface).
+- ``LIGHTING_TINY``: PyBullet TinyRenderer's law for one light (bullet3
+  examples/TinyRenderer/TinyRenderer.cpp, ``Shader::fragment``): ``ka * c + (kd * max(n.l, 0) +
+  ks * max(r.z, 0)^2) * c * light_colour`` with world-frame ``r``, no shadows; used to compare
+  the two renderers image for image.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+LIGHTING_PHONG, LIGHTING_TINY = 0, 1
+LIGHTINGS = {'phong': LIGHTING_PHONG, 'tiny': LIGHTING_TINY}
+MAX_LIGHTS = 4
+TINY_DEFAULT_DIRECTION = (-50.0, 30.0, 100.0)  # PyBullet's light without lightDirection (z up)
+
+VERTEX = """
+#version 330
+uniform mat4 view;
+uniform mat4 projection;
+in vec3 in_position;
+in vec3 in_normal;
+in vec2 in_uv;
+in vec4 in_model_0; in vec4 in_model_1; in vec4 in_model_2; in vec4 in_model_3;
+in vec4 in_diffuse;
+in vec4 in_ambient;   // rgb, shininess
+in vec4 in_specular;  // rgb, unused
+in vec4 in_emission;  // rgb, unused
+in int in_id;
+out vec3 v_world;
+out vec3 v_normal;
+out vec2 v_uv;
+out float v_depth;
+flat out vec4 v_diffuse;
+flat out vec4 v_ambient;
+flat out vec4 v_specular;
+flat out vec3 v_emission;
+flat out int v_id;
+void main() {
+    mat4 model = mat4(in_model_0, in_model_1, in_model_2, in_model_3);
+    vec4 world = model * vec4(in_position, 1.0);
+    vec4 eye = view * world;
+    gl_Position = projection * eye;
+    v_world = world.xyz;
+    v_normal = mat3(model) * in_normal;  // rigid transforms: scale is baked into the vertices
+    v_uv = in_uv;
+    v_depth = -eye.z;
+    v_diffuse = in_diffuse;
+    v_ambient = in_ambient;
+    v_specular = in_specular;
+    v_emission = in_emission.rgb;
+    v_id = in_id;
+}
+"""
+
+FRAGMENT = """
+#version 330
+#define MAX_LIGHTS {max_lights}
+uniform int lighting;
+uniform int light_count;
+uniform vec4 light_position[MAX_LIGHTS];   // w = 0: direction towards the light
+uniform vec3 light_ambient[MAX_LIGHTS];
+uniform vec3 light_diffuse[MAX_LIGHTS];
+uniform vec3 light_specular[MAX_LIGHTS];
+uniform vec4 light_spot[MAX_LIGHTS];       // direction from the light, cos(cutoff) (-2: none)
+uniform vec3 eye_position;
+uniform vec4 tiny;                         // ambient, diffuse, specular coefficients
+uniform vec3 tiny_light_color;
+uniform bool textured;
+uniform sampler2D texture0;
+in vec3 v_world;
+in vec3 v_normal;
+in vec2 v_uv;
+in float v_depth;
+flat in vec4 v_diffuse;
+flat in vec4 v_ambient;
+flat in vec4 v_specular;
+flat in vec3 v_emission;
+flat in int v_id;
+layout(location = 0) out vec4 out_color;
+layout(location = 1) out float out_depth;
+layout(location = 2) out int out_id;
+
+vec3 phong(vec3 n, vec3 base, vec3 texel) {
+    vec3 v = normalize(eye_position - v_world);
+    vec3 color = v_emission;
+    for (int i = 0; i < light_count; ++i) {
+        vec3 l = light_position[i].w == 0.0 ? normalize(light_position[i].xyz)
+                                            : normalize(light_position[i].xyz - v_world);
+        float spot = 1.0;
+        if (light_spot[i].w > -1.5 && dot(-l, normalize(light_spot[i].xyz)) < light_spot[i].w)
+            spot = 0.0;
+        float diffuse = max(dot(n, l), 0.0);
+        float specular = diffuse > 0.0
+            ? pow(max(dot(reflect(-l, n), v), 0.0), max(v_ambient.w, 1e-3)) : 0.0;
+        color += light_ambient[i] * v_ambient.rgb * texel;
+        color += spot * (light_diffuse[i] * base * diffuse
+                         + light_specular[i] * v_specular.rgb * specular);
+    }
+    return color;
+}
+
+vec3 tiny_law(vec3 n, vec3 base) {
+    vec3 l = normalize(light_position[0].xyz);
+    vec3 r = normalize(n * (2.0 * dot(n, l)) - l);
+    float specular = pow(max(r.z, 0.0), 2.0);
+    float diffuse = max(dot(n, l), 0.0);
+    return tiny.x * base + (tiny.y * diffuse + tiny.z * specular) * base * tiny_light_color;
+}
+
+void main() {
+    vec3 n = normalize(v_normal);
+    if (!gl_FrontFacing) n = -n;
+    vec3 texel = textured ? texture(texture0, v_uv).rgb : vec3(1.0);
+    vec3 base = v_diffuse.rgb * texel;
+    vec3 rgb = lighting == {tiny} ? tiny_law(n, base) : phong(n, base, texel);
+    out_color = vec4(clamp(rgb, 0.0, 1.0), 1.0);
+    out_depth = v_depth;
+    out_id = v_id + 1;
+}
+""".replace('{max_lights}', str(MAX_LIGHTS)).replace('{tiny}', str(LIGHTING_TINY))
+
+
+def set_light_uniforms(program: Any, scene: Any, lighting: int) -> None:
+    """Upload the scene's lights (and TinyRenderer's coefficients for ``LIGHTING_TINY``)."""
+    program['lighting'].value = lighting
+    lights = list(getattr(scene, 'lights', ()))[:MAX_LIGHTS]
+    if lighting == LIGHTING_TINY:
+        _set_tiny(program, lights[0] if lights else None)
+        return
+    if not lights:  # PyBullet's default light, so that unlit scenes look as with TinyRenderer
+        from ...scene.model import Light
+        x, y, z = TINY_DEFAULT_DIRECTION
+        lights = [Light(direction=(-x, -y, -z),
+                        ambient=(0.6, 0.6, 0.6, 1.0), diffuse=(0.35, 0.35, 0.35, 1.0),
+                        specular=(0.05, 0.05, 0.05, 1.0))]
+    program['light_count'].value = len(lights)
+    position, ambient, diffuse, specular, spot = [], [], [], [], []
+    for light in lights:
+        if light.kind == 'directional':
+            position.append((*(-c for c in light.direction), 0.0))
+        else:
+            position.append((*light.position, 1.0))
+        ambient.append(tuple(light.ambient[:3]))
+        diffuse.append(tuple(light.diffuse[:3]))
+        specular.append(tuple(light.specular[:3]))
+        cutoff = light.cutoff if light.kind == 'spot' and light.cutoff is not None else None
+        spot.append((*light.direction, math.cos(cutoff) if cutoff is not None else -2.0))
+    for name, values in (('light_position', position), ('light_ambient', ambient),
+                         ('light_diffuse', diffuse), ('light_specular', specular),
+                         ('light_spot', spot)):
+        if name in program:
+            width = len(values[0])
+            padded = values + [(0.0,) * width] * (MAX_LIGHTS - len(values))
+            program[name].write(np.asarray(padded, dtype=np.float32).tobytes())
+
+
+def _set_tiny(program: Any, light: Any) -> None:
+    """The same arguments the TinyRenderer path passes (``rendering._light_arguments``)."""
+    from ..sensors.rendering import tiny_light_arguments
+    arguments = tiny_light_arguments(light)
+    direction = np.asarray(arguments.get('lightDirection', TINY_DEFAULT_DIRECTION), np.float64)
+    program['light_count'].value = 1
+    program['light_position'].write(np.asarray(
+        [(*direction / np.linalg.norm(direction), 0.0)] + [(0.0,) * 4] * (MAX_LIGHTS - 1),
+        dtype=np.float32).tobytes())
+    program['tiny'].value = (arguments.get('lightAmbientCoeff', 0.6),
+                             arguments.get('lightDiffuseCoeff', 0.35),
+                             arguments.get('lightSpecularCoeff', 0.05), 0.0)
+    program['tiny_light_color'].value = tuple(arguments.get('lightColor', (1.0, 1.0, 1.0)))
