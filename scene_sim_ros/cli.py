@@ -129,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help='set use_sim_time on the node (default: on)')
     run.add_argument('--gui', action='store_true', default=None,
                      help='open the PyBullet window')
+    run.add_argument('--renderer', choices=('auto', 'gl', 'tiny'), default=None,
+                     help='camera renderer: gl (OpenGL on headless EGL), tiny (PyBullet '
+                          'TinyRenderer) or auto (gl where EGL works; the default)')
     run.add_argument('--real-time-factor', type=float, default=None, metavar='X',
                      help='1.0 paces with the wall clock, 0 runs as fast as possible')
     run.add_argument('--params-file', type=Path, default=None,
@@ -281,6 +284,8 @@ def cmd_run(args: argparse.Namespace, ros_args: list[str]) -> int:
         parameters['scene_parameters'] = [f'{k}={v}' for k, v in _scene_parameters(args).items()]
     if args.strict:
         parameters['strict'] = True
+    if args.renderer:
+        parameters['renderer'] = args.renderer
     if args.record:
         parameters['record.path'] = str(Path(args.record).resolve())
     if args.foxglove is not None:
