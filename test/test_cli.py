@@ -1,206 +1,39 @@
 """The ``scene-sim-ros`` command as a user runs it: the installed console script in a subprocess.
 
-Covers the contract of docs/architecture.md for ``inspect --json`` on one real file of every
-format (SimRobot, Webots, Simox robot and scene, RaiSim with ``@@`` parameters, plain URDF),
+Covers the contract of docs/architecture.md for ``inspect --json`` on every scene that ships,
 scene errors (exit 2, ``file:line: message`` on stderr, nothing on stdout), ``urdf``, ``topics``
-and the ``--help`` of every command. Corpus tests skip where the corpus (``$SCENE_SIM_ROS_CORPUS``) is absent;
-``inspect``, ``urdf`` and ``topics`` also run on every scene that ships (no corpus needed).
+and the ``--help`` of every command. ``test_cli_corpus.py`` runs ``inspect`` on one real file of
+every format from the corpus.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import subprocess
 import xml.etree.ElementTree as ET
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from support.cli import (
+    REPO,
+    assert_scene_error,
+    cli,
+    inspect_json,
+    params,
+    robots,
+)
+from support.corpus import CORPUS
 from support.examples import shipped, shipped_ids
-from support.processes import console_script
-
-REPO = Path(__file__).resolve().parents[1]
-from support.corpus import CORPUS, missing  # noqa: E402
 
 DEFAULT_SCENE = REPO / 'scene_sim_ros' / 'data' / 'scenes' / 'default.ros2'
-
-GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
 VEHICLE = CORPUS / 'simrobot' / 'SimRobot' / 'Scenes' / 'SimpleVehicle.ros2'
 WEBOTS_CAMERA = CORPUS / 'webots' / 'webots' / 'projects' / 'samples' / 'devices' / 'worlds' / 'camera.wbt'
-SIMOX_DATA = CORPUS / 'simox' / 'Simox' / 'VirtualRobot' / 'data'
-ARMAR = SIMOX_DATA / 'robots' / 'ArmarIII' / 'ArmarIII.xml'
-SIMOX_SCENE = SIMOX_DATA / 'scenes' / 'examples' / 'SceneViewer' / 'scene1.xml'
-RAISIM = CORPUS / 'raisim' / 'raisim2Lib' / 'rsc'
-TEMPLATED_WORLD = RAISIM / 'xmlScripts' / 'templatedWorld' / 'templatedWorld.xml'
-LAIKAGO_URDF = RAISIM / 'laikago' / 'laikago.urdf'
-
-TEMPLATE_PARAMETERS = {'laikago_start_x': '1.5', 'laikago_start_y': '-2', 'floor_height': '0.25',
-                       'sphere_count': '3', 'spawn_sphere': 'true', 'spawn_box': 'false',
-                       'sphere_height_offset': '0.5'}
-REQUIRED_TEMPLATE_PARAMETERS = ('floor_height', 'sphere_count', 'laikago_start_x', 'laikago_start_y')
-
-FILE_LINE_MESSAGE = re.compile(r'^(?P<file>[^\s:][^:]*):(?P<line>\d+): (?P<message>\S.*)$')
 
 
-def needs(path: Path) -> pytest.MarkDecorator:
-    return pytest.mark.skipif(not path.exists(), reason=missing(path))
-
-
-def cli(*args: object, cwd: Path = REPO, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
-    """``scene-sim-ros ARGS`` as a user runs it; stdout and stderr kept apart."""
-    return subprocess.run([console_script('scene-sim-ros'), *map(os.fspath, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout, check=False)
-
-
-def inspect_json(path: Path, *extra: str) -> dict:
-    result = cli('inspect', '--json', path, *extra)
-    assert result.returncode == 0, result.stderr
-    summary = json.loads(result.stdout)
-    check_summary_contract(summary)
-    return summary
-
-
-def params(values: dict[str, str]) -> list[str]:
-    return [arg for name, value in values.items() for arg in ('--param', f'{name}={value}')]
-
-
-def is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def check_summary_contract(summary: dict) -> None:
-    """The keys and value types that docs/architecture.md promises for ``inspect --json``."""
-    assert {'format', 'step_length', 'gravity', 'entities', 'warnings'} <= summary.keys()
-    assert isinstance(summary['format'], str)
-    assert is_number(summary['step_length']) and summary['step_length'] > 0
-    assert len(summary['gravity']) == 3 and all(map(is_number, summary['gravity']))
-    assert all(isinstance(w, str) for w in summary['warnings'])
-    for entity in summary['entities']:
-        assert {'name', 'kind', 'links', 'mass', 'joints', 'sensors'} <= entity.keys(), entity
-        assert entity['kind'] in ('robot', 'object', 'static')
-        assert isinstance(entity['links'], int) and entity['links'] >= 1
-        assert is_number(entity['mass']) and entity['mass'] >= 0
-        if entity['kind'] != 'robot':
-            assert entity['joints'] == [] and entity['sensors'] == [], entity['name']
-        for joint in entity['joints']:
-            assert {'name', 'type', 'axis', 'limits', 'motor'} <= joint.keys()
-            assert joint['type'] in ('revolute', 'prismatic')
-            assert math.isclose(math.hypot(*joint['axis']), 1.0, abs_tol=1e-6), joint
-            if joint['limits'] is not None:
-                low, high = joint['limits']
-                assert low <= high, joint
-            assert joint['motor'] is None or isinstance(joint['motor'].get('type'), str)
-        for sensor in entity['sensors']:
-            assert {'name', 'type', 'link'} <= sensor.keys()
-
-
-def robots(summary: dict) -> dict[str, dict]:
-    return {e['name']: e for e in summary['entities'] if e['kind'] == 'robot'}
-
-
-def assert_scene_error(result: subprocess.CompletedProcess[str]) -> list[re.Match[str]]:
-    """Exit 2, nothing on stdout, every stderr line ``file:line: message``; returns the matches."""
-    assert result.returncode == 2, (result.returncode, result.stderr)
-    assert result.stdout == ''
-    lines = result.stderr.strip().splitlines()
-    assert lines, 'no message on stderr'
-    matches = [FILE_LINE_MESSAGE.match(line) for line in lines]
-    assert all(matches), f'not file:line: message: {result.stderr!r}'
-    return matches
-
-
-# -- inspect --json, one real file per format ---------------------------------------------------
-
-@needs(GAME)
-def test_inspect_json_simrobot_game_has_fourteen_naos() -> None:
-    summary = inspect_json(GAME)
-    assert summary['format'] == 'simrobot'
-    assert summary['gravity'] == pytest.approx([0.0, 0.0, -9.80665])
-    naos = robots(summary)
-    assert len(naos) == 14
-    for name, nao in naos.items():
-        assert len(nao['joints']) == 24, name
-        assert {j['type'] for j in nao['joints']} == {'revolute'}
-        assert {j['motor']['type'] for j in nao['joints']} == {'servo'}
-        assert nao['mass'] == pytest.approx(next(iter(naos.values()))['mass'])
-        cameras = {s['name']: s for s in nao['sensors'] if s['type'] == 'camera'}
-        assert set(cameras) == {'CameraTop', 'CameraBottom'}
-        assert {s['link'] for s in cameras.values()} == {'Head'}
-
-
-@needs(WEBOTS_CAMERA)
-def test_inspect_json_webots_camera_world_lists_the_robot_devices() -> None:
-    summary = inspect_json(WEBOTS_CAMERA)
-    assert summary['format'] == 'webots'
-    (bot,) = robots(summary).values()
-    assert bot['name'] == 'MyBot'
-    assert sorted(j['name'] for j in bot['joints']) == ['left wheel motor', 'right wheel motor']
-    assert all(j['motor'] is not None for j in bot['joints'])
-    sensors = {s['name']: s for s in bot['sensors']}
-    assert (sensors['camera']['type'], sensors['camera']['width'], sensors['camera']['height']) \
-        == ('camera', 80, 60)
-    assert sensors['camera']['fov_x'] == pytest.approx(1.047)
-    assert {sensors[n]['type'] for n in ('ds0', 'ds1')} == {'single_distance'}
-    assert sensors['left wheel sensor']['type'] == 'joint_position'
-    assert sensors['left wheel sensor']['joint'] == 'left wheel motor'
-    # the remote PROTOs of the arena are not in the corpus: warnings that name them
-    assert any('RectangleArena' in w for w in summary['warnings'])
-
-
-@needs(ARMAR)
-def test_inspect_json_simox_armar3_has_53_joints_with_prismatic_ones() -> None:
-    summary = inspect_json(ARMAR)
-    assert summary['format'] == 'simox'
-    (armar,) = robots(summary).values()
-    assert len(armar['joints']) == 53
-    types = Counter(j['type'] for j in armar['joints'])
-    assert types['revolute'] > 0 and types['prismatic'] > 0
-    assert all(j['motor'] is not None for j in armar['joints'])
-
-
-@needs(SIMOX_SCENE)
-def test_inspect_json_simox_scene_holds_the_robot_and_obstacles() -> None:
-    summary = inspect_json(SIMOX_SCENE)
-    assert summary['format'] == 'simox'
-    kinds = Counter(e['kind'] for e in summary['entities'])
-    assert kinds['robot'] == 1 and kinds['static'] >= 1
-    (armar,) = robots(summary).values()
-    assert len(armar['joints']) == 53
-
-
-@needs(TEMPLATED_WORLD)
-def test_inspect_json_raisim_templated_world_with_its_parameters() -> None:
-    summary = inspect_json(TEMPLATED_WORLD.resolve(), *params(TEMPLATE_PARAMETERS))
-    assert summary['format'] == 'raisim'
-    assert summary['step_length'] == pytest.approx(0.001)
-    (laikago,) = robots(summary).values()
-    assert len(laikago['joints']) == 12 and {j['type'] for j in laikago['joints']} == {'revolute'}
-    spheres = [e for e in summary['entities'] if e['name'].startswith('sphere_array_')]
-    assert len(spheres) == int(TEMPLATE_PARAMETERS['sphere_count'])   # <array> end is exclusive
-    assert all(e['kind'] == 'object' for e in spheres)
-    assert not any(e['name'].startswith('box') for e in summary['entities'])  # spawn_box=false
-
-
-@needs(TEMPLATED_WORLD)
-def test_inspect_raisim_without_its_parameters_names_each_missing_one() -> None:
-    result = cli('inspect', '--json', TEMPLATED_WORLD.resolve())
-    assert result.returncode == 2 and result.stdout == ''
-    for name in REQUIRED_TEMPLATE_PARAMETERS:
-        # the parameter, where it is first used as file:line, on one line of stderr
-        assert re.search(rf'{name}\b[^\n]*\.xml:\d+', result.stderr), (name, result.stderr)
-
-
-@needs(TEMPLATED_WORLD)
-def test_inspect_raisim_world_given_by_a_relative_path() -> None:
-    relative = os.path.relpath(TEMPLATED_WORLD, REPO)
-    result = cli('inspect', '--json', relative, *params(TEMPLATE_PARAMETERS))
-    assert result.returncode == 0, result.stderr
-    assert len(robots(json.loads(result.stdout))) == 1
-
+# -- inspect --json ------------------------------------------------------------------------------
 
 RAISIM_EXAMPLE = REPO / 'scene_sim_ros' / 'data' / 'examples' / 'raisim_world.xml'
 
@@ -226,19 +59,6 @@ def test_inspect_shipped_world_given_by_a_relative_path(tmp_path: Path) -> None:
     result = cli('inspect', '--json', relative, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert list(robots(json.loads(result.stdout))) == ['rover']
-
-
-@needs(LAIKAGO_URDF)
-def test_inspect_json_plain_urdf_is_one_robot() -> None:
-    summary = inspect_json(LAIKAGO_URDF)
-    assert summary['format'] == 'urdf'
-    (laikago,) = summary['entities']
-    assert laikago['kind'] == 'robot'
-    assert (laikago['links'], len(laikago['joints'])) == (21, 12)
-    limits = {j['name']: j['limits'] for j in laikago['joints']}
-    assert limits['FR_hip_joint'] == pytest.approx([-1.0471975512, 0.872664625997])
-    # the .dae visuals are not in the corpus: one warning each, file:line
-    assert summary['warnings'] and all(FILE_LINE_MESSAGE.match(w) for w in summary['warnings'])
 
 
 def test_inspect_json_default_scene_reports_the_rover() -> None:
@@ -467,9 +287,7 @@ def test_malformed_param_is_a_usage_error() -> None:
     assert 'NAME=VALUE' in result.stderr
 
 
-
 def test_topics_shows_each_forward_controllers_joint_order():
-    import subprocess
     import sys
     done = subprocess.run([sys.executable, '-m', 'scene_sim_ros.cli', 'topics',
                            'scene_sim_ros/data/scenes/default.ros2'], capture_output=True,

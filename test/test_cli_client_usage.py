@@ -10,10 +10,10 @@ import math
 import re
 
 import pytest
-from test_cli import REPO, cli
 
 from scene_sim_ros.client_commands import COMMANDS
 from scene_sim_ros.ros.client.values import BadValue, parse_assignments, parse_pose, parse_value
+from support.cli import REPO, cli
 
 
 def test_version_is_the_package_version() -> None:
