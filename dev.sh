@@ -311,6 +311,19 @@ register_prefix() {
     grep -qF '# scene_sim_ros' "$VENV/bin/activate" || printf '%s\n' "$line" >> "$VENV/bin/activate"
 }
 
+# The gl camera renderer needs Mesa's EGL (headless OpenGL; llvmpipe without a GPU). Without it
+# renderer 'auto' falls back to TinyRenderer, so this only advises.
+check_render_libraries() {
+    local missing=()
+    ldconfig -p 2>/dev/null | grep -q 'libEGL\.so\.1 ' || missing+=(libegl1)
+    ldconfig -p 2>/dev/null | grep -q 'libEGL_mesa\.so\.0 ' || missing+=(libegl-mesa0)
+    compgen -G '/usr/lib/*/dri/swrast_dri.so' >/dev/null || compgen -G '/usr/lib*/dri/swrast_dri.so' >/dev/null \
+        || missing+=(libgl1-mesa-dri)
+    if ((${#missing[@]})); then
+        log "cameras render with the slow TinyRenderer until Mesa EGL is installed: sudo apt-get install ${missing[*]}"
+    fi
+}
+
 setup() {
     if [[ "${1:-}" == --force ]]; then rm -rf "$STAMPS"; fi
     local started=$SECONDS
@@ -322,6 +335,7 @@ setup() {
     build_interfaces
     install_package
     register_prefix
+    check_render_libraries
     flock -u 9
     exec 9>&-
     if ((SECONDS - started > 2)); then log "environment ready in $((SECONDS - started)) s"; fi

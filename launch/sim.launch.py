@@ -6,6 +6,7 @@
 The arguments match ``scene-sim-ros run`` options one for one: ``scene`` (empty: the bundled
 default scene), ``namespace``, ``isolate`` (clock and TF in the namespace, frames prefixed with
 it: several simulations on one ROS domain), ``use_sim_time``, ``gui``, ``real_time_factor``,
+``renderer`` (camera renderer: auto, gl or tiny),
 ``paused``, ``params_file``, ``rviz``, ``robot_state_publisher`` (one per robot, fed with
 its URDF; the simulator then leaves link TF to them), ``record`` (a rosbag2 MCAP file to
 record into) and ``foxglove`` (the port of the Foxglove live view; 0: off).
@@ -37,6 +38,7 @@ ARGUMENTS = (
     ('use_sim_time', 'true', 'use /clock as time source'),
     ('gui', 'false', 'open the PyBullet window'),
     ('real_time_factor', '1.0', '1.0 paces with the wall clock, 0 runs as fast as possible'),
+    ('renderer', '', "camera renderer: auto, gl or tiny (empty: $SCENE_SIM_ROS_RENDERER or auto)"),
     ('paused', 'false', 'start paused (step with the step_simulation service)'),
     ('params_file', '', 'a parameters YAML file (see config/params.yaml)'),
     ('rviz', 'false', 'start rviz2 with config/scene_sim_ros.rviz'),
@@ -102,6 +104,8 @@ def _launch_setup(context):
         'paused': _truthy(value['paused']),
         'publish_link_tf': not rsp,
     }]
+    if value['renderer']:
+        parameters[0]['renderer'] = value['renderer']
     if value['record']:
         parameters[0]['record.path'] = os.path.abspath(value['record'])
     if value['foxglove'].strip().lower() not in ('', '0', 'false', 'off'):

@@ -11,7 +11,8 @@ counted (``~/publish_errors``); rejected commands are counted too (``~/rejected_
 ``std_msgs/UInt64``, transient-local.
 
 Parameters (defaults and comments in ``config/params.yaml``): ``scene``, ``scene_parameters``,
-``strict``, ``real_time_factor``, ``paused``, ``gui``, ``seed``, ``publish_rates.<type>``,
+``strict``, ``real_time_factor``, ``paused``, ``gui``, ``seed``, ``renderer``,
+``publish_rates.<type>``,
 ``tf_rate``, ``world_frame``, ``frame_prefix_entities``, ``publish_link_tf``,
 ``forward_controllers``, ``controllers.<entity>.<controller>.joints`` / ``.interface``,
 ``sensors.<entity>.<sensor>.rate`` / ``.topic``. ``real_time_factor`` and ``paused`` can be
@@ -178,7 +179,8 @@ class SimNode(Node):
         self.get_logger().info('building the PyBullet world ...')
         started = time.perf_counter()
         self.sim = Simulation(self.scene, gui=bool(self._param('gui')),
-                              seed=int(self._param('seed')))
+                              seed=int(self._param('seed')),
+                              renderer=str(self._param('renderer')) or None)
         self.get_logger().info(f'world built in {time.perf_counter() - started:.1f} s')
         for warning in self.sim.warnings:
             self.get_logger().warning(warning)
@@ -262,6 +264,9 @@ class SimNode(Node):
         declare('paused', False, _descriptor('start (or, set later, switch to) paused'))
         declare('gui', False, _descriptor('open the PyBullet window', read_only=True))
         declare('seed', 0, _descriptor('seed of the sensor noise', read_only=True))
+        declare('renderer', '', _descriptor(
+            "camera renderer: 'auto' (gl where an EGL context can be made, else tiny), 'gl' "
+            "or 'tiny'; empty: $SCENE_SIM_ROS_RENDERER or 'auto'", read_only=True))
         for kind, rate in PUBLISH_RATES.items():
             declare(f'publish_rates.{kind}', rate, _number_descriptor(
                 f'{kind} publish rate in Hz of sim time (0: every step)', read_only=True))
