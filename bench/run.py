@@ -30,6 +30,7 @@ BENCHMARKS = (
     ('physics', 'physics_rtf.py', [], 'Physics-only real-time factor (no ROS)'),
     ('node', 'node_rtf.py', [], 'ROS node real-time factor and overhead over physics only'),
     ('camera', 'camera_pipeline.py', [], 'Camera pipeline vs bare PyBullet rendering'),
+    ('gl', 'gl_cameras.py', [], 'GL renderer vs TinyRenderer on Game.ros2'),
     ('delivery', 'ros_delivery.py', [], 'Command latency and camera frames delivered to another process'),
     ('memory', 'memory.py', [], 'Peak memory'),
 )
