@@ -292,9 +292,10 @@ def _load(path: Path, document: Document, parameters: Mapping[str, str], context
         warnings=tuple(context.warnings),
         metadata={'webots_version': document.version, 'controllers': world.controllers,
                   'y_up': context.y_up,
-                  'webots_protos': {name: (found.source, found.location)
+                  'webots_protos': {name: (found.source, found.shown)
                                     for name, found in resolver.protos.items()},
-                  'webots_downloads': [url for url, _ in resolver.downloader.fetched]},
+                  'webots_downloads': [url for url, _ in resolver.downloader.fetched],
+                  'webots_remote_files': resolver.remote_files()},
     )
 
 

@@ -1,8 +1,8 @@
 """Where the files of a Webots world come from, looked up in Webots' order.
 
 A reference (an EXTERNPROTO url, a ``Mesh`` or ``ImageTexture`` url) is resolved against the
-*location* of the file that wrote it: a local path, or the URL a downloaded file came from, so
-that the relative urls inside a remote PROTO stay remote, recursively. ``webots://x`` means
+*location* of the file that wrote it: a local path, or the URL a downloaded or installed file
+stands for, so that the relative urls inside a remote PROTO stay remote, recursively. ``webots://x`` means
 ``https://raw.githubusercontent.com/cyberbotics/webots/<tag>/x``, where ``<tag>`` is the one of
 the PROTO that wrote it, else the world's version (``R2023b``).
 
@@ -100,6 +100,12 @@ class Found:
     source: str  # one of SOURCES
     location: str  # a URL or a local path: what relative urls inside the file are joined to
 
+    @property
+    def shown(self) -> str:
+        """Where the file is, for people: the local file, or the URL it came from."""
+        return str(self.path) if self.source in ('local', 'installation') else self.location
+    url: str | None = None  # the URL asked for, where one was (the cache's key)
+
 
 @dataclass
 class Lookup:
@@ -183,6 +189,8 @@ class Resolver:
         return str(path if path.is_absolute() else Path(base).parent / path)
 
     def _tag_of(self, base: str) -> str:
+        """The Webots version a ``webots://`` url in the file at ``base`` means: that of the URL
+        the file was reached by, else the world's."""
         match = RAW_URL.fullmatch(base)
         return match.group(1) if match else self.version_tag
 
@@ -265,22 +273,29 @@ class Resolver:
             self._warned_tags.add(tag)
             self.warn(f'the world asks for Webots {tag} files; using the installed {version} '
                       f'({path.parent})')
-        return Found(path.resolve(), 'installation', str(path.resolve()))
+        # located at its URL: its relative urls become URLs too, found in the installation
+        # again, and a cache filled from it holds what downloads would
+        return Found(path.resolve(), 'installation', url, url)
 
     def _cached(self, url: str, lookup: Lookup) -> Found | None:
         path = self.cache.get(url)
         lookup.looked.append(f'{self.cache.path_for(url)} (cache)')
-        return Found(path, 'cache', url) if path is not None else None
+        return Found(path, 'cache', url, url) if path is not None else None
 
     def _download(self, url: str, lookup: Lookup) -> Found | None:
         if url not in self._failed:
             try:
                 path = self.downloader.fetch(url)
-                return Found(path, 'downloaded', url)
+                return Found(path, 'downloaded', url, url)
             except DownloadError as err:
                 self._failed[url] = str(err)
         lookup.looked.append(f'download {url}: {self._failed[url]}')
         return None
+
+    def remote_files(self) -> list[tuple[str, str, Path]]:
+        """(URL, source, local file) of every remote PROTO, mesh and texture found."""
+        found = [*self.protos.values(), *self.assets.values()]
+        return [(f.url, f.source, f.path) for f in found if f.url is not None]
 
     def close(self) -> None:
         self.downloader.close()

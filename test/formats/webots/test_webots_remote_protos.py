@@ -346,3 +346,20 @@ def test_fetch_says_which_world_is_incomplete(tmp_path, server, world, capsys):
     assert main(['fetch', str(world), '--param', f'webots.cache_dir={tmp_path / "c"}']) == 1
     out = capsys.readouterr().out
     assert f'{world}: incomplete' in out and 'cannot reach 127.0.0.1' in out
+
+
+def test_fetch_with_an_installation_fills_the_cache_for_a_machine_without(
+        tmp_path, webots_home, monkeypatch, capsys):
+    from scene_sim_ros.cli import main
+    url = ('https://raw.githubusercontent.com/cyberbotics/webots/R2023b/projects/robots/acme/'
+           'protos/AcmeBot.proto')
+    world = _write(tmp_path / 'w/worlds/a.wbt', f'#VRML_SIM R2023b utf8\nEXTERNPROTO "{url}"\n'
+                   'AcmeBot { }\n')
+    cache = f'webots.cache_dir={tmp_path / "cache"}'
+    assert main(['fetch', str(world), '--param', cache]) == 0
+    assert f'cached {url}' in capsys.readouterr().out
+    monkeypatch.delenv('WEBOTS_HOME')
+    scene = load(world, parameters=_parameters(tmp_path, download=False))
+    assert {s for s, _ in scene.metadata['webots_protos'].values()} == {'cache'}
+    assert scene.entity('acme').sensor('acme gps').kind == 'gps'
+    assert scene.entity('acme').root.visuals[0].shape.name == 'hull.obj'
