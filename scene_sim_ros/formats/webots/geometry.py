@@ -16,7 +16,7 @@ import numpy as np
 
 from ...scene.geometry import Box, Capsule, Cylinder, Heightfield, Mesh, Plane, Shape, Sphere
 from ...scene.inertia import ZERO_INERTIA, Inertia6, box_inertia, primitive_inertia
-from ...scene.transforms import IDENTITY, Pose, quat_from_axis_angle
+from ...scene.transforms import IDENTITY, Pose, quat_conjugate, quat_from_axis_angle, quat_rotate
 from ..mesh_files import MeshFileError, read_mesh_file
 from .nodes import Node
 
@@ -131,6 +131,27 @@ GEOMETRY_HANDLERS: dict[str, Callable[[Node, GeometryContext], tuple[Shape | Non
     'Mesh': _mesh,
     'ElevationGrid': _elevation_grid,
 }
+
+
+def scaled(shape: Shape, factor: tuple[float, float, float], extra: Pose
+           ) -> tuple[Shape | None, str]:
+    """``shape`` under a ``Transform.scale`` of ``factor`` (in the Transform's frame; ``extra``
+    is the shape's own rotation in it), or ``None`` and why it cannot be scaled so."""
+    rotated = quat_rotate(quat_conjugate(extra.orientation), factor)
+    sx, sy, sz = (abs(c) for c in rotated) if extra != IDENTITY else factor
+    if isinstance(shape, Mesh):
+        vertices = shape.vertices * np.array([sx, sy, sz])
+        flip = (sx < 0) ^ (sy < 0) ^ (sz < 0)  # a mirror turns the faces inside out
+        return Mesh(vertices, shape.triangles[:, ::-1] if flip else shape.triangles,
+                    texcoords=shape.texcoords, name=shape.name), ''
+    if isinstance(shape, Box):
+        x, y, z = shape.size
+        return Box((x * abs(sx), y * abs(sy), z * abs(sz))), ''
+    if isinstance(shape, Sphere) and abs(sx) == abs(sy) == abs(sz):
+        return Sphere(shape.radius * abs(sx)), ''
+    if isinstance(shape, (Cylinder, Capsule)) and abs(sx) == abs(sy):
+        return type(shape)(shape.radius * abs(sx), shape.length * abs(sz)), ''
+    return None, f'a {shape.kind} cannot take the scale {factor} (Webots needs it uniform)'
 
 
 def plane_visual(node: Node) -> Box:

@@ -11,7 +11,8 @@ and converted to the child frame.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,7 +55,15 @@ from ...scene.transforms import (
     quat_rotate,
     scale,
 )
-from .geometry import GEOMETRY_HANDLERS, GeometryContext, centroid_of, inertia_of, plane_visual, volume
+from .geometry import (
+    GEOMETRY_HANDLERS,
+    GeometryContext,
+    centroid_of,
+    inertia_of,
+    plane_visual,
+    scaled,
+    volume,
+)
 from .nodes import Node
 from .protos import BASE_NODES
 
@@ -76,6 +85,7 @@ UNSIMULATED_SOLIDS = frozenset({
     'LED', 'Emitter', 'Receiver', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
     'Connector', 'Charger', 'Altimeter', 'VacuumGripper', 'Track',
 })
+NO_SCALE: Vec3 = (1.0, 1.0, 1.0)
 DECORATIVE_FIELDS = frozenset({'appearance', 'material', 'texture', 'baseColorMap'})
 
 
@@ -185,6 +195,7 @@ class EntityBuilder:
         self.context = context
         self.draft = draft
         self.robot = robot  # a missing PROTO inside a robot is an error, elsewhere a warning
+        self.scale: Vec3 = NO_SCALE  # of the Transforms around the shapes being added
 
     # solids ----------------------------------------------------------------------------------
     def solid(self, solid: Node, link: LinkDraft, offset: Pose) -> None:
@@ -246,18 +257,31 @@ class EntityBuilder:
         if node is None:
             return []
         if node.type in ('Pose', 'Transform'):
-            inner = pose * node_pose(node)
-            return [b for child in node.nodes('children') for b in self.bounding(child, inner)]
+            with self.scaled_by(node) as inner:
+                return [b for child in node.nodes('children')
+                        for b in self.bounding(child, pose * inner)]
         if node.type == 'Group':
             return [b for child in node.nodes('children') for b in self.bounding(child, pose)]
         if node.type == 'Shape':
             return self.bounding(node.node('geometry'), pose)
+        return [(shape, pose * extra) for shape, extra in self.geometry(node)]
+
+    def geometry(self, node: Node, visual: bool = False) -> list[tuple[shapes.Shape, Pose]]:
+        """A geometry node's shape with its own pose, scaled by the Transforms around it (none
+        or one)."""
         handler = GEOMETRY_HANDLERS.get(node.type)
         if handler is None:
-            self.context.warn(node, f'{node.type} is not supported in a boundingObject; ignored')
+            self.context.warn(node, f'geometry {node.type} is not supported; ignored' if visual
+                              else f'{node.type} is not supported in a boundingObject; ignored')
             return []
         shape, extra = handler(node, self.context.geometry)
-        return [] if shape is None else [(shape, pose * extra)]
+        if visual and isinstance(shape, shapes.Plane):
+            shape = plane_visual(node)  # drawn as a thin box of its size
+        if shape is not None and self.scale != NO_SCALE:
+            shape, why = scaled(shape, self.scale, extra)
+            if shape is None:
+                self.context.warn(node, f'{why}; ignored')
+        return [] if shape is None else [(shape, extra)]
 
     # children --------------------------------------------------------------------------------
     def children(self, nodes: list[Node], link: LinkDraft, pose: Pose) -> None:
@@ -299,15 +323,10 @@ class EntityBuilder:
         if geometry.missing_url is not None:
             self.missing(geometry)
             return
-        handler = GEOMETRY_HANDLERS.get(geometry.type)
-        if handler is None:
-            self.context.warn(geometry, f'geometry {geometry.type} is not supported; ignored')
+        made = self.geometry(geometry, visual=True)
+        if not made:
             return
-        shape, extra = handler(geometry, self.context.geometry)
-        if shape is None:
-            return
-        if isinstance(shape, shapes.Plane):
-            shape = plane_visual(geometry)
+        ((shape, extra),) = made
         color, texture = self.appearance(node.node('appearance'))
         link.visuals.append(Visual(shape, pose * extra, color, texture, node.def_name or ''))
 
@@ -338,9 +357,27 @@ class EntityBuilder:
         return (r, g, b, alpha), texture
 
     def transform(self, node: Node, link: LinkDraft, pose: Pose) -> None:
-        if node.type == 'Transform' and node.vec3('scale', (1.0, 1.0, 1.0)) != (1.0, 1.0, 1.0):
-            self.context.warn(node, 'Transform.scale is not supported; ignored', 'scale')
-        self.children(node.nodes('children'), link, pose * node_pose(node))
+        with self.scaled_by(node) as inner:
+            self.children(node.nodes('children'), link, pose * inner)
+
+    @contextmanager
+    def scaled_by(self, node: Node) -> Iterator[Pose]:
+        """The pose of a Pose/Transform inside the scale around it (its translation scaled);
+        inside the block, shapes take its own ``scale`` too."""
+        own = node_pose(node)
+        outer = self.scale
+        if outer != NO_SCALE:
+            if own.orientation != IDENTITY.orientation and len(set(map(abs, outer))) > 1:
+                self.context.warn_once(node, 'a rotation inside a non-uniform Transform.scale '
+                                       'is approximated')
+            x, y, z = own.position
+            own = Pose((x * outer[0], y * outer[1], z * outer[2]), own.orientation)
+        factor = node.vec3('scale', NO_SCALE) if node.type == 'Transform' else NO_SCALE
+        self.scale = (outer[0] * factor[0], outer[1] * factor[1], outer[2] * factor[2])
+        try:
+            yield own
+        finally:
+            self.scale = outer
 
     def group(self, node: Node, link: LinkDraft, pose: Pose) -> None:
         self.children(node.nodes('children'), link, pose)

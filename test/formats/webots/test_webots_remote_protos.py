@@ -363,3 +363,30 @@ def test_fetch_with_an_installation_fills_the_cache_for_a_machine_without(
     assert {s for s, _ in scene.metadata['webots_protos'].values()} == {'cache'}
     assert scene.entity('acme').sensor('acme gps').kind == 'gps'
     assert scene.entity('acme').root.visuals[0].shape.name == 'hull.obj'
+
+
+def test_transform_scale_scales_meshes_boxes_and_the_poses_inside(tmp_path):
+    _write(tmp_path / 'w/meshes/cube.obj', CUBE_OBJ)  # a 0.2 m cube around its origin
+    world = _write(tmp_path / 'w/worlds/w.wbt', """#VRML_SIM R2023b utf8
+Solid {
+  children [
+    Transform {
+      scale 0.5 0.5 2
+      children [
+        Pose { translation 0.2 0 0.1 children [ Shape { geometry Mesh { url "../meshes/cube.obj" } } ] }
+        Shape { geometry Sphere { radius 1 } }
+      ]
+    }
+  ]
+  boundingObject Transform { scale 2 2 2 children [ Box { size 0.1 0.2 0.3 } ] }
+  physics Physics { }
+}
+""")
+    scene = load(world, parameters=_parameters(tmp_path, download=False))
+    link = scene.entities[0].root
+    (mesh,) = [v for v in link.visuals if v.shape.kind == 'mesh']
+    assert np.allclose(mesh.shape.vertices.max(axis=0), (0.05, 0.05, 0.2))
+    assert mesh.pose.position == pytest.approx((0.1, 0.0, 0.2))
+    assert [v.shape.kind for v in link.visuals] == ['mesh']  # the sphere cannot stretch
+    assert any('a sphere cannot take the scale' in w for w in scene.warnings)
+    assert link.collisions[0].shape.size == pytest.approx((0.2, 0.4, 0.6))
