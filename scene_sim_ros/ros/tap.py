@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, Protocol
 
+from rclpy.event_handler import SubscriptionEventCallbacks
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 HIDDEN_TOPICS = ('/rosout', '/parameter_events')
@@ -346,8 +347,11 @@ class Tap:
             durability=(DurabilityPolicy.TRANSIENT_LOCAL if info.latched
                         else DurabilityPolicy.VOLATILE))
         self._topic_sinks[topic] = wanting
+        # no QoS event handlers: each is a waitable the executor walks in Python on every
+        # wakeup, which with every topic tapped cost more than the messages themselves
         self._subscriptions[topic] = self.node.create_subscription(
-            msg_type, topic, self._callback(topic, wanting, is_clock), qos, raw=True)
+            msg_type, topic, self._callback(topic, wanting, is_clock), qos, raw=True,
+            event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False))
 
     def _unsubscribe(self, topic: str) -> None:
         subscription = self._subscriptions.pop(topic, None)
