@@ -4,7 +4,8 @@ Commands: ``inspect`` (load and summarise a scene), ``run`` (the ROS 2 node), ``
 entity's URDF), ``topics`` (what ``run`` would publish and subscribe); the commands that talk to a
 running simulation (``list``, ``echo``, ``hz``, ``send``, ``snapshot``, ``pause``, ``play``,
 ``step``, ``reset``, ``state``, ``entities``, ``spawn``, ``delete``, ``set-pose``, ``param``) are
-in :mod:`.client_commands`. Scene and usage errors print one line and exit with status 2.
+in :mod:`.client_commands`; ``batch`` (many runs without ROS) in :mod:`.batch.cli`. Scene and
+usage errors print one line and exit with status 2.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .batch.cli import add_batch_command, cmd_batch
 from .client_commands import COMMANDS as CLIENT_COMMANDS
 from .client_commands import EPILOG_LINES as CLIENT_EPILOG
 from .client_commands import add_client_commands, run_client_command
@@ -171,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scene_args(topics)
     topics.add_argument('--namespace', default='', help='as for run')
     add_client_commands(commands)  # list, echo, hz, send, snapshot, pause, ... (client_commands.py)
+    add_batch_command(commands)  # batch (batch/cli.py)
 
     fetch = commands.add_parser(
         'fetch', help='download what Webots worlds need into the cache (to run offline later)',
@@ -374,7 +377,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in CLIENT_COMMANDS:
             return run_client_command(args)
         return {'inspect': cmd_inspect, 'urdf': cmd_urdf, 'topics': cmd_topics,
-                'examples': cmd_examples}[args.command](args)
+                'examples': cmd_examples, 'batch': cmd_batch}[args.command](args)
     except SceneLoadError as err:
         print(str(err), file=sys.stderr)
         return EXIT_SCENE_ERROR
