@@ -71,6 +71,8 @@ setup(
     description='Robot scene files (SimRobot, Webots, Simox, RaiSim) in PyBullet, bridged to ROS 2',
     license='MIT',
     tests_require=['pytest'],
+    # `scene-sim-ros batch --ray` (requirements/ray.txt pins the version the tests use)
+    extras_require={'ray': ['ray>=2.60,<3']},
     entry_points={
         'console_scripts': [
             'scene-sim-ros = scene_sim_ros.cli:main',
