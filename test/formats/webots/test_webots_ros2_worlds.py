@@ -24,16 +24,20 @@ pytestmark = [
                               'WEBOTS_HOME to a Webots tree with projects/'),
 ]
 
-# world -> (robot PROTO, sensor kinds it must have at least, movable joints at least)
+# world -> (robot PROTO, sensor kinds it must have at least, movable joints at least).
+# Propellers are not simulated (kept as shapes, a warning): the drones' joints are the Mavic's
+# camera gimbal only. Checked against the real PROTOs: TurtleBot3Burger (wheels, LDS-01 as a
+# Lidar, i.e. a depth camera, and its two turret motors) and Mavic2Pro (camera, IMU, GPS).
 ROBOTS = {
-    'turtlebot3_burger_example.wbt': ('TurtleBot3Burger', {'depth_camera': 1}, 2),
+    'turtlebot3_burger_example.wbt': ('TurtleBot3Burger', {'depth_camera': 1, 'gyroscope': 1,
+                                                           'accelerometer': 1}, 4),
     'epuck_world.wbt': ('E-puck', {'camera': 1, 'single_distance': 8}, 2),
     'rats_life_benchmark.wbt': ('E-puck', {'camera': 1, 'single_distance': 8}, 2),
-    'mavic_world.wbt': ('Mavic2Pro', {'camera': 1, 'inertial_unit': 1, 'gps': 1}, 4),
+    'mavic_world.wbt': ('Mavic2Pro', {'camera': 1, 'inertial_unit': 1, 'gps': 1}, 3),
     'default.wbt': ('TiagoLite', {'depth_camera': 1}, 2),
     'default_bringup.wbt': ('Tiago', {'depth_camera': 1, 'camera': 1}, 7),
     'robotic_arms.wbt': ('Irb4600-40', {}, 6),
-    'crazyflie_apartment.wbt': ('Crazyflie', {'gps': 1}, 4),
+    'crazyflie_apartment.wbt': ('Crazyflie', {'gps': 1}, 0),
     'rosbot.wbt': ('Rosbot', {'depth_camera': 1}, 4),
     'rosbot_xl.wbt': ('RosbotXl', {'depth_camera': 1}, 4),
     'tesla_world.wbt': ('TeslaModel3', {'camera': 1}, 2),
