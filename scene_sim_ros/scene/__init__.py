@@ -13,6 +13,7 @@ from .model import (
                        Link,
                        MaterialPair,
                        Scene,
+                       Surface,
                        Visual,
                        Wire,
 )
@@ -42,5 +43,5 @@ __all__ = [
     'JointPositionSensor', 'JointType', 'Light', 'Link', 'MaterialPair', 'Mesh', 'MeshFile',
     'Motor', 'PT2Motor', 'Plane', 'Pose', 'Quat', 'Scene', 'SegmentationCamera', 'Sensor',
     'ServoMotor', 'Shape', 'SingleDistanceSensor', 'Sphere', 'Torus', 'UserInput', 'Vec3',
-    'VelocityMotor', 'Visual', 'Wire',
+    'Surface', 'VelocityMotor', 'Visual', 'Wire',
 ]

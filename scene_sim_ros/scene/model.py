@@ -46,14 +46,32 @@ class Collision:
 
 
 @dataclass(frozen=True, slots=True)
+class Surface:
+    """Phong material (OpenGL's fixed-function terms, SimRobot's ``Surface``): the ambient colour
+    is lit by the lights' ambient, the diffuse one by their diffuse term, ``specular`` with
+    exponent ``shininess`` (0..128), ``emission`` glows by itself."""
+
+    diffuse: RGBA = GREY
+    ambient: RGBA = GREY
+    specular: RGBA = (0.0, 0.0, 0.0, 1.0)
+    emission: RGBA = (0.0, 0.0, 0.0, 1.0)
+    shininess: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
 class Visual:
-    """What is drawn: a shape at ``pose`` with a colour (RGBA 0..1) and an optional texture."""
+    """What is drawn: a shape at ``pose`` with a colour (RGBA 0..1) and an optional texture.
+
+    ``color`` is the one colour a renderer without a material model uses (TinyRenderer);
+    ``surface``, where the format has one, the full material (the GL renderer's Phong law).
+    """
 
     shape: Shape
     pose: Pose = IDENTITY
     color: RGBA = GREY
     texture: Path | None = None
     name: str = ''
+    surface: Surface | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from ...scene.model import (
     Link,
     MaterialPair,
     Scene,
+    Surface,
     Visual,
 )
 from ...scene.sensors import CollisionSensor, Sensor
@@ -299,7 +300,8 @@ class SceneBuilder:
         if shape is not None and surface is not None:
             color = surface_color(surface, self._warn_once)
             texture = surface.path('texture' if 'texture' in surface.attrs else 'diffuseTexture')
-            link.visuals.append(Visual(shape, frame, color, texture, inst.string('name')))
+            link.visuals.append(Visual(shape, frame, color, texture, inst.string('name'),
+                                       surface_material(surface)))
         for child in inst.all('appearance'):
             self.add_appearance(link, child, frame)
 
@@ -416,6 +418,35 @@ class SceneBuilder:
         return (low, high), initial
 
 
+def surface_material(surface: Instance) -> Surface:
+    """The Phong material of a ``Surface`` (what the GL renderer lights).
+
+    Older grammar: SimRobot's own colours; ``ambientColor`` defaults to the diffuse colour,
+    ``specularColor`` and ``emissionColor`` to black, ``shininess`` to 1. PBR grammar mapped to
+    Phong: diffuse ``albedo * (1 - metallic)``, ambient ``albedo * ambient`` (default 1),
+    specular ``0.04 (1 - metallic) + albedo * metallic``, shininess ``2 / roughness^4 - 2``
+    (the Blinn-Phong exponent of a GGX lobe of that roughness; default roughness 1), clamped
+    to 1..128.
+    """
+    if 'albedo' in surface.attrs or 'diffuseColor' not in surface.attrs and any(
+            key in surface.attrs for key in ('alpha', 'metallic', 'roughness', 'texture')):
+        albedo = surface.color('albedo') or geometry.GREY
+        metallic = min(1.0, max(0.0, surface.number('metallic', UNITLESS, 0.0)))
+        roughness = min(1.0, max(0.05, surface.number('roughness', UNITLESS, 1.0)))
+        occlusion = surface.number('ambient', UNITLESS, 1.0)
+        rgb = albedo[:3]
+        return Surface(
+            diffuse=(*(c * (1.0 - metallic) for c in rgb), albedo[3]),  # type: ignore[arg-type]
+            ambient=(*(c * occlusion for c in rgb), albedo[3]),  # type: ignore[arg-type]
+            specular=(*(0.04 * (1.0 - metallic) + c * metallic for c in rgb), 1.0),  # type: ignore[arg-type]
+            shininess=min(128.0, max(1.0, 2.0 / roughness ** 4 - 2.0)))
+    diffuse = surface.color('diffuseColor') or geometry.GREY
+    return Surface(diffuse=diffuse, ambient=surface.color('ambientColor') or diffuse,
+                   specular=surface.color('specularColor') or (0.0, 0.0, 0.0, 1.0),
+                   emission=surface.color('emissionColor') or (0.0, 0.0, 0.0, 1.0),
+                   shininess=min(128.0, max(0.0, surface.number('shininess', UNITLESS, 1.0))))
+
+
 def surface_color(surface: Instance, warn_once: Any = None) -> tuple[float, float, float, float]:
     """The one colour a visual gets from a ``Surface``.
 
@@ -437,8 +468,9 @@ def surface_color(surface: Instance, warn_once: Any = None) -> tuple[float, floa
         if warn_once is not None:
             for key in ('metallic', 'roughness', 'ambient'):
                 if key in surface.attrs:
-                    warn_once(surface, key, f'attribute "{key}" of <Surface> is not rendered '
-                              '(PyBullet has no PBR shading); the albedo colour is used')
+                    warn_once(surface, key, f'attribute "{key}" of <Surface> is only '
+                              'approximated: the gl renderer maps it to Phong, TinyRenderer '
+                              'uses the albedo colour')
         return (albedo[0], albedo[1], albedo[2], alpha)
     diffuse = surface.color('diffuseColor', required=True) or geometry.GREY
     ambient = surface.color('ambientColor')

@@ -145,7 +145,9 @@ class DrawList:
     static_slots: np.ndarray  # (S,) bool: slots of bodies that never move by physics
 
 
-def build_draw_list(sim: Any, library: ShapeLibrary) -> DrawList:
+def build_draw_list(sim: Any, library: ShapeLibrary, surfaces: bool = True) -> DrawList:
+    """Rows for every visual of ``sim``; ``surfaces`` False: materials from the visuals' single
+    colours only (what TinyRenderer's law is given)."""
     slots: dict[tuple[int, int], int] = {}
     static: list[bool] = []
     rows: list[tuple[int, np.ndarray, int, tuple]] = []
@@ -172,7 +174,7 @@ def build_draw_list(sim: Any, library: ShapeLibrary) -> DrawList:
                     groups.append(group)
                 offset = pose_matrix(link_frame) @ pose_matrix(visual.pose)
                 rows.append((slots[key], offset, group_index[id(group)],
-                             material_of(visual) + (body + ((local + 1) << 24),)))
+                             material_of(visual, surfaces) + (body + ((local + 1) << 24),)))
     instance = np.zeros(len(rows), dtype=INSTANCE)
     for i, (_, _, _, (diffuse, ambient, specular, emission, seg)) in enumerate(rows):
         instance[i]['diffuse'], instance[i]['ambient'] = diffuse, ambient
@@ -187,10 +189,11 @@ def build_draw_list(sim: Any, library: ShapeLibrary) -> DrawList:
                     np.array(static, dtype=bool))
 
 
-def material_of(visual: Any) -> tuple:
+def material_of(visual: Any, surfaces: bool = True) -> tuple:
     """(diffuse rgba, ambient rgb + shininess, specular rgb + 0, emission rgb + 0) of a visual:
-    its Surface where the model has one, else its colour as diffuse and ambient colour."""
-    surface = getattr(visual, 'surface', None)
+    its Surface where the model has one (and ``surfaces``), else its colour as diffuse and
+    ambient colour."""
+    surface = getattr(visual, 'surface', None) if surfaces else None
     color = tuple(visual.color)
     if surface is None:
         return (color, (*color[:3], DEFAULT_SHININESS), (0.0, 0.0, 0.0, 0.0), (0.0,) * 4)

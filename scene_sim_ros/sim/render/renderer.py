@@ -20,7 +20,7 @@ from .context import gl_context
 from .culling import frustum_planes, spheres_in_view
 from .drawables import DrawList, ShapeLibrary, build_draw_list, quaternion_matrices
 from .lod import MAX_ERROR_PIXELS
-from .shaders import FRAGMENT, LIGHTINGS, VERTEX, set_light_uniforms
+from .shaders import FRAGMENT, LIGHTING_PHONG, LIGHTINGS, VERTEX, set_light_uniforms
 
 _shared: dict[str, Any] = {}
 
@@ -73,7 +73,8 @@ class GlRenderer:
     # -- per frame -----------------------------------------------------------------------
     def _world_matrices(self) -> tuple[DrawList, np.ndarray]:
         if self._draw_list is None:
-            self._draw_list = build_draw_list(self._sim, self.library)
+            self._draw_list = build_draw_list(self._sim, self.library,
+                                              surfaces=self.lighting == LIGHTING_PHONG)
             self._slot_matrices = None
         draw_list = self._draw_list
         if self._world is None:

@@ -125,7 +125,9 @@ vec3 tiny_law(vec3 n, vec3 base) {
 void main() {
     vec3 n = normalize(v_normal);
     if (!gl_FrontFacing) n = -n;
-    vec3 texel = textured ? texture(texture0, v_uv).rgb : vec3(1.0);
+    vec4 sampled = textured ? texture(texture0, v_uv) : vec4(1.0);
+    if (sampled.a < 0.5) discard;  // cut-out textures (nets, fences): alpha-tested
+    vec3 texel = sampled.rgb;
     vec3 base = v_diffuse.rgb * texel;
     vec3 rgb = lighting == {tiny} ? tiny_law(n, base) : phong(n, base, texel);
     out_color = vec4(clamp(rgb, 0.0, 1.0), 1.0);

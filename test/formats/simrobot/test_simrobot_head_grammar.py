@@ -61,6 +61,16 @@ def test_head_grammar_is_detected_and_mapped(head_scene):
     assert pairs[frozenset(('Ice', ''))] == 0.0
 
 
+def test_pbr_surfaces_map_to_phong_materials(head_scene):
+    red = head_scene.entity('puck').links[0].visuals[0].surface
+    assert red.diffuse == (1.0, 0.0, 0.0, 1.0) and red.ambient[:3] == (1.0, 0.0, 0.0)
+    assert red.specular[:3] == pytest.approx((0.04,) * 3) and red.shininess == 1.0
+    metal = head_scene.entity('floor').links[0].visuals[0].surface
+    assert metal.diffuse[:3] == (0.0, 0.0, 0.0)  # metals have no diffuse term
+    assert metal.specular[:3] == pytest.approx((0.5,) * 3)
+    assert metal.shininess == 128.0  # 2 / 0.3^4 - 2 = 245, clamped
+
+
 def test_unrendered_pbr_attributes_warn_once(head_scene):
     for key in ('metallic', 'roughness'):
         assert sum(f'"{key}" of <Surface>' in w for w in head_scene.warnings) == 1

@@ -78,3 +78,25 @@ def test_car_example_camera_sees_its_grass_field(tmp_path):
     rgb = image.astype(int)
     orange = (rgb[:, :, 0] > 180) & (rgb[:, :, 1] > 70) & (rgb[:, :, 1] < 180) & (rgb[:, :, 2] < 60)
     assert orange.any(), f'no cone in view, see {tmp_path}'
+
+
+def test_gl_lights_the_field_as_simrobot_does_dark_green_not_saturated():
+    """B-Human's carpet is ``Surface fieldGreen``: black diffuse, ambient #279f27, under one
+    PointLight with ambient 50 %. SimRobot's (OpenGL's) Phong law gives ambient x ambient:
+    (19.5, 79.5, 19.5) on the flat carpet, which the GL renderer reproduces; TinyRenderer, with
+    one colour per visual, shows the saturated (66, 255, 66)."""
+    from scene_sim_ros.sim.render import egl_problem
+
+    if not GAME.is_file():
+        pytest.skip(missing(GAME))
+    if egl_problem() is not None:
+        pytest.skip(f'no GL renderer here: {egl_problem()}')
+    scene = load_scene(GAME)
+    field = next(v for e in scene.entities for link in e.links for v in link.visuals
+                 if v.surface is not None and v.surface.diffuse[:3] == (0.0, 0.0, 0.0)
+                 and v.surface.ambient[1] > 0.5)
+    assert field.surface.ambient[:3] == pytest.approx((39 / 255, 159 / 255, 39 / 255), abs=1e-3)
+    with Simulation(scene, renderer='gl') as sim:
+        carpet = sim.read('robot1', 'CameraBottom')[180:, :].reshape(-1, 3).astype(float)
+    expected = 0.5 * np.array([39.0, 159.0, 39.0])
+    assert np.median(carpet, axis=0) == pytest.approx(expected, abs=2.0)

@@ -43,7 +43,10 @@ def render(scene, renderer: str, pose: Pose, size=(160, 120), near=0.01, far=50.
 
 @pytest.fixture
 def tiny_lighting(monkeypatch):
+    """TinyRenderer's lighting law and full detail: a level of detail may move an outline by
+    up to a pixel (tested on its own below), so slivers of a pixel or two could come and go."""
     monkeypatch.setenv('SCENE_SIM_ROS_GL_LIGHTING', 'tiny')
+    monkeypatch.setattr('scene_sim_ros.sim.render.renderer.MAX_ERROR_PIXELS', 0.0)
 
 
 def interior(mask: np.ndarray) -> np.ndarray:
@@ -141,9 +144,18 @@ def test_level_of_detail_changes_depth_by_at_most_its_error_where_it_kicks_in(mo
     assert render_cache(sim).gl.triangles_drawn == len(levels[0].triangles.indices) > coarse
     sim.close()
     both = interior(mask) & interior(full_mask) & (mask >= 0) & (full_mask >= 0)
-    assert np.isfinite(simplified[both]).all() and np.isfinite(full[both]).all()
+    # a surface offset e moves the depth along a ray by e / cos(incidence): compare where the
+    # sphere faces the camera within 60 degrees (sin(incidence) = centre distance / radius *
+    # sin(angle between the ray and the direction to the centre))
+    rows, columns = np.indices(mask.shape)
+    fx, fy = size[0] / 2.0 / math.tan(1.0 / 2.0), size[1] / 2.0 / math.tan(0.78 / 2.0)
+    off_axis = np.hypot((columns - size[0] / 2.0) / fx, (rows - size[1] / 2.0) / fy)
+    facing = distance / 0.3 * np.sin(np.arctan(off_axis)) <= math.sin(math.radians(60.0))
+    both &= facing
     assert both.sum() > 50
-    assert np.abs(simplified - full)[both].max() <= levels[1].error + 1e-4
+    # tolerance: the level's error over cos(60 deg), plus the error estimate's own slack (it
+    # samples vertices): 2.5 times the recorded error
+    assert np.abs(simplified - full)[both].max() <= 2.5 * levels[1].error + 1e-4
 
 
 def test_colour_depth_and_segmentation_of_one_view_come_from_one_pass():
