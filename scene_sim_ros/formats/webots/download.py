@@ -89,7 +89,8 @@ class Downloader:
             response.raise_for_status()
             header = response.headers.get('Content-Length')
             total = int(header) if header and header.isdigit() else None
-            if total is not None and total > limit:
+            if total is not None and total > limit and not response.headers.get(
+                    'Content-Encoding'):
                 raise DownloadError(f'{total} bytes, more than the limit of {limit} bytes')
             received, reported = 0, 0
             with self.cache.writer(url) as out:
@@ -101,5 +102,8 @@ class Downloader:
                     if received - reported >= PROGRESS_STEP:
                         reported = received
                         (self.policy.progress or _log_progress)(url, received, total)
-                if total is not None and received != total:  # h11 raises first; belt and braces
-                    raise DownloadError(f'incomplete: {received} of {total} bytes')
+                # Content-Length counts the bytes on the wire (gzip-encoded ones too); h11
+                # raises on a short body first, this is belt and braces
+                wire = response.num_bytes_downloaded
+                if total is not None and wire != total:
+                    raise DownloadError(f'incomplete: {wire} of {total} bytes')

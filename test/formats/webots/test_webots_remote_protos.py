@@ -211,6 +211,14 @@ def test_a_download_cut_short_is_never_used_and_leaves_no_file(tmp_path, server,
     assert scene.metadata['webots_protos']['Rover'][0] == 'downloaded'
 
 
+def test_gzip_encoded_files_are_stored_decoded(tmp_path, server, world):
+    server.gzipped.update({'/lib/protos/Rover.proto', '/lib/meshes/body.obj'})
+    scene = load(world, parameters=_parameters(tmp_path))
+    assert scene.entity('r1').root.visuals[0].shape.name == 'body.obj'
+    (cached,) = (tmp_path / 'cache').rglob('Rover.proto')
+    assert cached.read_text().startswith('#VRML_SIM')
+
+
 def test_a_file_over_the_size_limit_is_refused(tmp_path, server, world):
     with pytest.raises(SceneLoadError) as err:
         load(world, parameters=_parameters(tmp_path, **{'webots.download_max_mib': '0.0001'}))
