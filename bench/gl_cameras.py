@@ -3,9 +3,10 @@
 Both simulations live in one process and are measured interleaved (A/B per run). Each frame
 forgets the rendered images (as a physics step does) and renders again: colour, depth and
 segmentation of robot1's CameraTop (640x480) and CameraBottom (320x240), colour + depth +
-segmentation of one view together, robot1's 2 cameras, 14 cameras (every NAO's CameraTop) and
-28 (both cameras of every NAO). Medians over ``--runs`` runs of ``--frames`` frames (TinyRenderer
-gets one frame per run for 14 and 28 cameras); ratio = tiny / gl.
+segmentation of one view together, a spectator's view of the whole field, robot1's 2 cameras,
+14 cameras (every NAO's CameraTop) and 28 (both cameras of every NAO). Medians over ``--runs``
+runs of ``--frames`` frames (TinyRenderer gets one frame per run for 14 and 28 cameras);
+ratio = tiny / gl.
 
     python bench/gl_cameras.py [--runs 5] [--frames 5] [--scene PATH]
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 import time
@@ -24,6 +26,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from scene_sim_ros import Simulation  # noqa: E402
 from scene_sim_ros.formats import load_scene  # noqa: E402
+from scene_sim_ros.scene import Pose  # noqa: E402
 from scene_sim_ros.sim.render import egl_problem  # noqa: E402
 from scene_sim_ros.sim.sensors.rendering import View, render_cache  # noqa: E402
 
@@ -31,7 +34,15 @@ GAME = (HERE.parent.parent / 'shared' / 'corpus' / 'simrobot' / 'BHumanCodeRelea
         / 'Scenes' / 'Game.ros2')
 
 
+OVERVIEW = View.of(Pose.from_xyz_rpy((-5.5, -3.5, 2.0), (0.0, 0.35, math.atan2(3.5, 5.5))),
+                   640, 480, 1.2, 0.95)
+"""A spectator's view over the whole field: all 14 NAOs, both goals (robot1's CameraTop sees
+only sky in the scene's initial pose)."""
+
+
 def cameras(sim: Simulation, names: list[tuple[str, str]]) -> list[tuple[View, float, float]]:
+    if names == [('overview', '')]:
+        return [(OVERVIEW, 0.01, 100.0)]
     views = []
     for entity, sensor in names:
         reader = sim.reader(entity, sensor)
@@ -76,6 +87,8 @@ def main() -> None:
              ('CameraBottom 320x240 RGB', [('robot1', 'CameraBottom')], 'rgb'),
              ('CameraBottom 320x240 depth', [('robot1', 'CameraBottom')], 'depth'),
              ('CameraBottom 320x240 segmentation', [('robot1', 'CameraBottom')], 'seg'),
+             ('field overview 640x480 RGB (14 NAOs in view)', [('overview', '')], 'rgb'),
+             ('field overview RGB+depth+seg', [('overview', '')], 'all'),
              ('2 cameras (robot1) RGB', [('robot1', 'CameraTop'), ('robot1', 'CameraBottom')],
               'rgb'),
              (f'{len(robots)} cameras (CameraTop each) RGB', [(r, 'CameraTop') for r in robots],

@@ -56,6 +56,7 @@ class GlRenderer:
         self._sim = weakref.proxy(sim)
         self.lighting = LIGHTINGS[lighting]
         self._draw_list: DrawList | None = None
+        self._entities: tuple[Any, ...] = ()  # held, so that identity comparisons hold
         self._slot_matrices: np.ndarray | None = None
         self._world: np.ndarray | None = None
         self._framebuffers: dict[tuple[int, int], Any] = {}
@@ -64,7 +65,9 @@ class GlRenderer:
         self.triangles_drawn = 0
 
     def moved(self) -> None:
-        self._draw_list = None
+        """Poses were set (or bodies added, removed, rebuilt): reread every slot next frame and
+        rebuild the draw list if the built entities changed."""
+        self._slot_matrices = None
         self._world = None
 
     def stepped(self) -> None:
@@ -72,7 +75,10 @@ class GlRenderer:
 
     # -- per frame -----------------------------------------------------------------------
     def _world_matrices(self) -> tuple[DrawList, np.ndarray]:
-        if self._draw_list is None:
+        entities = tuple(self._sim.built_entities())
+        if (self._draw_list is None or len(entities) != len(self._entities)
+                or any(a is not b for a, b in zip(entities, self._entities))):
+            self._entities = entities
             self._draw_list = build_draw_list(self._sim, self.library,
                                               surfaces=self.lighting == LIGHTING_PHONG)
             self._slot_matrices = None

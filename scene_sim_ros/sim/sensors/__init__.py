@@ -32,7 +32,8 @@ JointPositionSensor    float (rad or m)
 
 Images are rendered only when read and at most once per physics step per view (see
 :mod:`.rendering`); the Simulation calls :func:`prepare_rendering` right after connecting (it
-picks TinyRenderer or EGL) and :func:`invalidate_renders` when it moves things between steps.
+records the renderer policy: gl, tiny or auto) and :func:`invalidate_renders` when it moves
+things between steps.
 Noise is off unless a sensor's ``noise`` is set and is drawn from
 ``sim.rng``.
 """

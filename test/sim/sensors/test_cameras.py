@@ -191,3 +191,18 @@ def test_a_link_of_several_colours_shows_each_colour(parts, simulate):
     left, right = image[height // 2, width // 2 - 55], image[height // 2, width // 2 + 55]
     assert left[0] > 100 and left[2] < 40, left  # red box on the left (+y)
     assert right[2] > 100 and right[0] < 40, right  # blue box on the right
+
+
+def test_camera_follows_spawn_delete_and_reset(parts, simulate):
+    fixed = parts.static_box('box', (0.5, 0.5, 0.5), (2.0, 0.0, 1.0), color=parts.RED)
+    sim = simulate(parts.make_scene(parts.sensor_host([camera()]), fixed))
+    background = np.round(np.array(parts.BACKGROUND[:3]) * 255)
+    assert sim.read('host', 'cam')[12, 16][0] > 100
+    sim.set_pose('box', (2.0, 5.0, 1.0), (0.0, 0.0, 0.0, 1.0))  # a fixed body moved by hand
+    assert np.array_equal(sim.read('host', 'cam')[12, 16], background)
+    sim.remove_entity('box')
+    sim.add_entity(parts.static_box('blue', (0.5, 0.5, 0.5), (2.0, 0.0, 1.0), color=parts.BLUE))
+    assert sim.read('host', 'cam')[12, 16][2] > 100
+    sim.reset()  # the loaded scene again: the red box back in view, the blue one gone
+    r, g, b = (int(c) for c in sim.read('host', 'cam')[12, 16])
+    assert r > 100 and b < 40
