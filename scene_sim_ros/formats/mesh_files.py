@@ -3,23 +3,38 @@
 
 A file holding several meshes (an .obj with groups, a Collada scene) becomes one mesh, with the
 scene graph's transforms applied, as Webots merges them. Per-vertex texture coordinates are
-kept where the file has them (normals are left to the renderer). Files are read once per path and modification
-time; one that cannot be read raises :class:`MeshFileError` with a message that names the file
-and the reason, never its content.
+kept where the file has them (normals are left to the renderer). One that cannot be read raises
+:class:`MeshFileError` with a message that names the file and the reason, never its content.
+
+Parsing is the slow part of loading a robot with meshes (trimesh's import alone takes a third
+of a second), so a parsed mesh is kept twice: per path and modification time in the process,
+and as ``.npz`` in the user cache (``parsed-meshes/`` under ``$SCENE_SIM_ROS_CACHE_DIR`` or the
+platform's cache folder), named by a digest of the file's bytes, so that every later load of
+that content (from any path, in any process) skips the parser.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import platformdirs
 
 from ..scene.geometry import Mesh
 
 MESH_SUFFIXES = frozenset({'.obj', '.stl', '.dae', '.ply'})
+PARSE_VERSION = b'1'  # part of the digest: change it when parsing changes what a file gives
+
+
+def parsed_mesh_dir() -> Path:
+    root = os.environ.get('SCENE_SIM_ROS_CACHE_DIR')
+    base = Path(root).expanduser() if root else platformdirs.user_cache_path('scene_sim_ros')
+    return base / 'parsed-meshes'
 
 
 class MeshFileError(Exception):
@@ -40,6 +55,41 @@ def _read(path: Path, stamp: int) -> Mesh:
     if suffix not in MESH_SUFFIXES:
         raise MeshFileError(f'{path}: unknown mesh format {suffix or "(no suffix)"} '
                             f'(readable: {", ".join(sorted(MESH_SUFFIXES))})')
+    try:
+        content = path.read_bytes()
+    except OSError as err:
+        raise MeshFileError(f'{path}: cannot read ({err.strerror})') from None
+    digest = hashlib.blake2b(content + suffix.encode() + PARSE_VERSION, digest_size=16)
+    stored = parsed_mesh_dir() / f'{digest.hexdigest()}.npz'
+    mesh = _load_parsed(stored, path.name)
+    if mesh is None:
+        mesh = _parse(path, suffix)
+        _store_parsed(stored, mesh)
+    return mesh
+
+
+def _load_parsed(stored: Path, name: str) -> Mesh | None:
+    try:
+        with np.load(stored) as arrays:
+            texcoords = arrays['texcoords']
+            return Mesh(arrays['vertices'], arrays['triangles'],
+                        texcoords=texcoords if len(texcoords) else None, name=name)
+    except (OSError, ValueError, KeyError):  # absent, or half a file from a crashed writer
+        return None
+
+
+def _store_parsed(stored: Path, mesh: Mesh) -> None:
+    texcoords = mesh.texcoords if mesh.texcoords is not None else np.empty((0, 2))
+    partial = stored.with_name(f'{stored.stem}.{os.getpid()}.part.npz')
+    try:
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(partial, vertices=mesh.vertices, triangles=mesh.triangles, texcoords=texcoords)
+        os.replace(partial, stored)
+    except OSError:
+        partial.unlink(missing_ok=True)  # a read-only cache only costs the next load the parse
+
+
+def _parse(path: Path, suffix: str) -> Mesh:
     import trimesh  # a second or so to import: only when a scene has mesh files
     logging.getLogger('trimesh').setLevel(logging.ERROR)
     try:

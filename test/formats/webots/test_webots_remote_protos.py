@@ -398,3 +398,23 @@ Solid {
     assert [v.shape.kind for v in link.visuals] == ['mesh']  # the sphere cannot stretch
     assert any('a sphere cannot take the scale' in w for w in scene.warnings)
     assert link.collisions[0].shape.size == pytest.approx((0.2, 0.4, 0.6))
+
+
+def test_a_parsed_mesh_is_kept_by_content_and_reparsed_when_the_file_changes(tmp_path,
+                                                                              monkeypatch):
+    from scene_sim_ros.formats import mesh_files
+    monkeypatch.setenv('SCENE_SIM_ROS_CACHE_DIR', str(tmp_path / 'cache'))
+    first = _write(tmp_path / 'a/cube.obj', CUBE_OBJ)
+    copy = _write(tmp_path / 'b/cube.obj', CUBE_OBJ)
+    mesh = mesh_files.read_mesh_file(first)
+    (stored,) = (tmp_path / 'cache/parsed-meshes').iterdir()
+    parses = []
+    monkeypatch.setattr(mesh_files, '_parse', lambda *a: parses.append(a) or mesh)
+    assert mesh_files.read_mesh_file(copy) == mesh  # same bytes elsewhere: no parse
+    assert parses == []
+    _write(copy, CUBE_OBJ.replace('.1', '.2'))
+    mesh_files.read_mesh_file(copy)
+    assert len(parses) == 1  # new content: parsed again
+    stored.write_bytes(b'half a file')  # a crashed writer's leftovers are parsed over
+    mesh_files._read.cache_clear()
+    assert mesh_files.read_mesh_file(first) == mesh and len(parses) == 2
