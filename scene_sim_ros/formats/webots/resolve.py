@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urljoin
 
+from ...errors import SceneLoadError
 from .cache import UrlCache, default_cache_dir
 from .download import MIB, Downloader, DownloadError, DownloadPolicy, Progress
 
@@ -134,12 +135,23 @@ class ResolverSettings:
         allowed = parameters.get('webots.download', default).strip().lower() not in FALSE_WORDS
         policy = DownloadPolicy(
             allowed=allowed,
-            timeout=float(parameters.get('webots.download_timeout', 30.0)),
-            max_bytes=int(float(parameters.get('webots.download_max_mib', 256)) * MIB),
+            timeout=_positive(parameters, 'webots.download_timeout', 30.0),
+            max_bytes=int(_positive(parameters, 'webots.download_max_mib', 256.0) * MIB),
             progress=progress)
         cache = parameters.get('webots.cache_dir')
         return ResolverSettings(folders, parameters.get('webots.home'),
                                 Path(cache).expanduser() if cache else None, policy)
+
+
+def _positive(parameters: Mapping[str, str], name: str, default: float) -> float:
+    text = parameters.get(name)
+    try:
+        value = float(text) if text is not None else default
+    except ValueError:
+        value = -1.0
+    if not value > 0.0:
+        raise SceneLoadError(f'parameter {name}={text!r}: expected a positive number')
+    return value
 
 
 def world_root(world: Path) -> Path:

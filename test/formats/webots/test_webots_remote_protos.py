@@ -418,3 +418,10 @@ def test_a_parsed_mesh_is_kept_by_content_and_reparsed_when_the_file_changes(tmp
     stored.write_bytes(b'half a file')  # a crashed writer's leftovers are parsed over
     mesh_files._read.cache_clear()
     assert mesh_files.read_mesh_file(first) == mesh and len(parses) == 2
+
+
+@pytest.mark.parametrize('value', ['soon', '0', '-3', 'nan'])
+def test_a_bad_download_setting_is_an_error_naming_it(tmp_path, world, value):
+    with pytest.raises(SceneLoadError, match=f"webots.download_timeout='{value}': expected a "
+                                             'positive number'):
+        load(world, parameters=_parameters(tmp_path, **{'webots.download_timeout': value}))
