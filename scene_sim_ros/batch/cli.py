@@ -5,16 +5,22 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+from collections.abc import Callable
 
 EXIT_FAILED_RUNS = 1
 EXIT_INTERRUPTED = 130
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f'expected an integer >= 1, got {text}')
-    return value
+def _at_least(minimum: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f'expected an integer >= {minimum}, got {text!r}')
+        return value
+    return parse
 
 
 def add_batch_command(commands: argparse._SubParsersAction) -> None:
@@ -35,13 +41,13 @@ def add_batch_command(commands: argparse._SubParsersAction) -> None:
                'simulations at once")',
         formatter_class=argparse.RawDescriptionHelpFormatter)
     batch.add_argument('spec', help='the batch spec (YAML)')
-    batch.add_argument('--workers', type=_positive, default=None, metavar='N',
+    batch.add_argument('--workers', type=_at_least(1), default=None, metavar='N',
                        help='runs at a time (default: the cores here; with --ray: the '
                             "cluster's CPUs)")
     batch.add_argument('--ray', nargs='?', const='auto', default=None, metavar='ADDRESS',
                        help="run on Ray: 'auto' (default) joins the running cluster or starts a "
                             'local one; or an address (needs scene_sim_ros[ray])')
-    batch.add_argument('--retries', type=int, default=None, metavar='N',
+    batch.add_argument('--retries', type=_at_least(0), default=None, metavar='N',
                        help="attempts after a failure (default: the spec's retries, else 1)")
     batch.add_argument('--output', default=None, metavar='DIR',
                        help="results folder (default: the spec's output)")

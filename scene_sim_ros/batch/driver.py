@@ -39,8 +39,11 @@ def run_batch(spec: BatchSpec, *, workers: int | None = None, ray: str | None = 
     ``scene-sim-ros batch``. ``ray`` ('auto' or an address) picks the Ray executor."""
     tasks = plan_runs(spec)
     store = ResultStore(spec.output)
-    pending = deque(t for t in tasks if not store.finished(t.key))
-    meter = Progress(len(tasks), len(tasks) - len(pending), enabled=progress)
+    # scene files of equal bytes give equal keys: such runs would give the same results, so
+    # the first of them runs and the summary shows its results for each
+    unique = {t.key: t for t in reversed(tasks)}
+    pending = deque(t for t in tasks if unique[t.key] is t and not store.finished(t.key))
+    meter = Progress(len(unique), len(unique) - len(pending), enabled=progress)
     tries = dict.fromkeys((t.key for t in pending), 1 + (spec.retries if retries is None
                                                         else retries))
     interrupted = False
@@ -58,8 +61,8 @@ def run_batch(spec: BatchSpec, *, workers: int | None = None, ray: str | None = 
         summary = store.write_summary(tasks)
     meter.running = 0
     meter.show(final=True)
-    done = sum(store.finished(t.key) for t in tasks)
-    return BatchReport(len(tasks), meter.skipped, done, meter.failed, interrupted, spec.output,
+    done = sum(store.finished(key) for key in unique)
+    return BatchReport(len(unique), meter.skipped, done, meter.failed, interrupted, spec.output,
                        summary)
 
 

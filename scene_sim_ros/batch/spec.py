@@ -10,6 +10,7 @@ the current folder, so that a spec shipped read-only still writes where the batc
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -269,6 +270,10 @@ def _param_sets(node: Located | None, spec: _Fields) -> tuple[tuple[str, dict[st
         if not isinstance(scene_parameters, dict):
             raise spec.error(f'params {name}: scene_parameters: expected NAME: VALUE pairs',
                              item.value['scene_parameters'])
+        try:
+            json.dumps(values, allow_nan=False)
+        except (TypeError, ValueError) as err:  # e.g. a YAML date: hooks get JSON-ready values
+            raise spec.error(f'params {name}: {err}', item) from None
         sets.append((str(name), values))
     if not sets:
         raise spec.error('params: no parameter set given (leave it out for one empty set)', node)

@@ -147,3 +147,21 @@ def test_results_are_bit_identical_on_rerun_and_differ_between_seeds(tmp_path: P
         assert samples['rover/gyroscope'].shape == (20, 3)
         assert samples['rover/gyroscope/t'][0] == 0.05
         assert samples['rover/bumper/in_contact'].shape == (10,)
+
+
+def test_scenes_of_equal_bytes_run_once(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    scene = (Path(__file__).parents[2] / 'scene_sim_ros' / 'data' / 'scenes' / 'default.ros2')
+    for name in ('a.ros2', 'b.ros2'):
+        (tmp_path / name).write_bytes(scene.read_bytes())
+    spec = load_spec(write_spec(tmp_path, """\
+        scenes: [a.ros2, b.ros2]
+        duration: 0.1
+        output: out
+        """))
+    report = run_batch(spec, workers=2, progress=False)
+    assert (report.total, report.done) == (1, 1)
+    rows = summary_rows(tmp_path / 'out')
+    assert [(r['scene'], r['status'], r['key']) for r in rows] == [
+        ('a', 'ok', rows[0]['key']), ('b', 'ok', rows[0]['key'])]
+    assert len(ResultStore(tmp_path / 'out').attempts(rows[0]['key'])) == 1

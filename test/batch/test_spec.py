@@ -92,6 +92,8 @@ def test_shipped_example_spec_is_valid() -> None:
     ('scenes: [default]\nduration: 1\nduration: 2\noutput: o\n', 3, "'duration' given twice"),
     ('scenes: [default\nduration: 1\n', 2, 'YAML'),
     ('scenes: [default]\nduration: 1\noutput: o\nparams: [{a: 1}, 3]\n', 4, 'expected a mapping'),
+    ('scenes: [default]\nduration: 1\noutput: o\nparams:\n  p: {day: 2026-11-25}\n', 5,
+     'params p: Object of type date is not JSON serializable'),
 ])
 def test_spec_errors_name_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
     path = write_spec(tmp_path, text)
@@ -107,3 +109,11 @@ def test_cli_reports_a_bad_spec_as_file_line_and_exit_2(tmp_path: Path,
     assert main(['batch', str(path)]) == 2
     assert capsys.readouterr().err.strip() == (
         f"{path}:4: retries: expected an integer >= 0, got 'many'")
+
+
+def test_cli_rejects_zero_workers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_spec(tmp_path, 'scenes: [default]\nduration: 1\noutput: o\n')
+    with pytest.raises(SystemExit) as exited:
+        main(['batch', str(path), '--workers', '0'])
+    assert exited.value.code == 2
+    assert "--workers: expected an integer >= 1, got '0'" in capsys.readouterr().err
