@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -210,7 +211,10 @@ def _scene_argument(value: str | None) -> str | None:
     """A SCENE argument: an existing path as given, else the file of the example of that name;
     a name that is neither stays as it is (the loader reports the missing file), unless it looks
     like an example name (no folder, no extension): then the error lists the examples."""
-    if value is None or Path(value).exists():
+    try:
+        if value is None or Path(value).exists():
+            return value
+    except OSError:  # a name too long for the file system: the loader says so in one line
         return value
     from .errors import SceneSimError
     from .resources import example_path
@@ -389,6 +393,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except Exception as err:  # noqa: BLE001 - one line instead of a traceback
+        if os.environ.get('SCENE_SIM_ROS_DEBUG'):
+            raise
+        print(f'internal error (a bug in scene-sim-ros, please report it): '
+              f'{type(err).__name__}: {err}; SCENE_SIM_ROS_DEBUG=1 shows the traceback',
+              file=sys.stderr)
+        return 1
     return 0
 
 

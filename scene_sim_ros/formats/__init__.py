@@ -20,6 +20,8 @@ from pathlib import Path
 
 from ..errors import SceneLoadError, UnsupportedFormatError
 from ..scene import Scene
+from . import limits, paths
+from .validate import validate
 
 # extension -> module name (imported on first use so that one format's dependencies or bugs
 # never stop another format from loading)
@@ -52,7 +54,8 @@ def supported_extensions() -> list[str]:
 
 
 def _sniff_xml(path: Path) -> str | None:
-    head = path.read_bytes()[:65536]
+    with open(path, 'rb') as stream:
+        head = stream.read(65536)
     head = re.sub(rb'<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>', b'', head, flags=re.S)
     match = _ROOT_TAG.search(head)
     if match is None:
@@ -67,7 +70,8 @@ def _raise_if_not_xml(path: Path) -> None:
     """``file:line: not well-formed XML: ...`` for an ``.xml`` file that is not XML."""
     from lxml import etree
     try:
-        etree.parse(str(path), etree.XMLParser(resolve_entities=False, no_network=True))
+        etree.fromstring(limits.read_bytes(path),
+                         etree.XMLParser(resolve_entities=False, no_network=True))
     except etree.XMLSyntaxError as err:
         raise SceneLoadError(f'not well-formed XML: {err.msg}', path, err.lineno) from None
 
@@ -105,14 +109,24 @@ def load_scene(path: str | Path, *, parameters: Mapping[str, str] | None = None,
     gets (other formats ignore it).
     """
     path = Path(path)
-    if not path.exists():
-        raise SceneLoadError('no such file', path)
+    try:
+        if not path.is_file():
+            raise SceneLoadError('no such file' if not path.exists() else 'not a file', path)
+    except (OSError, ValueError) as err:  # a name too long, a NUL byte
+        raise SceneLoadError(f'cannot read file: {getattr(err, "strerror", None) or err}',
+                             str(path)[:300]) from None
+    limits.check_file_size(path)
     name = format_of(path)
     module = importlib.import_module(f'{__name__}.{name}')
+    options: dict[str, object] = dict(parameters=parameters, strict=strict)
     if name == 'simrobot':
-        return module.load(path, parameters=parameters, strict=strict,
-                           simrobot_core=simrobot_core)
-    return module.load(path, parameters=parameters, strict=strict)
+        options['simrobot_core'] = simrobot_core
+    with paths.scope(path):
+        try:
+            scene = module.load(path, **options)
+        except RecursionError:
+            raise SceneLoadError('elements nest too deeply to read', path) from None
+    return validate(scene)
 
 
 __all__ = ['LOADERS', 'format_of', 'load_scene', 'supported_extensions']

@@ -5,10 +5,12 @@ Supported subset:
 - ``<link>`` with ``<inertial>`` (origin xyz/rpy, mass, inertia: rotated into link axes),
   ``<collision>`` and ``<visual>`` (origin; ``box``, ``sphere``, ``cylinder``, ``capsule`` and
   ``mesh`` with ``scale``; visual ``material`` by name or inline ``color``/``texture``).
-- Mesh file names: ``package://pkg/rest`` is looked up as ``res_dir/rest``, ``res_dir/pkg/rest``,
+- Mesh file names: ``package://pkg/rest`` is looked up in ``pkg``'s share folder from the ament
+  index, then as ``res_dir/rest``, ``res_dir/pkg/rest``,
   ``<urdf dir>/rest``, ``<urdf dir>/../rest`` and ``<urdf dir>/../../pkg/rest``; ``file://``
   is absolute; relative names are tried against the URDF's directory, then ``res_dir``. A mesh that
-  cannot be found is a warning and the shape is dropped (visual and collision alike).
+  cannot be found is a warning and the shape is dropped (visual and collision alike); one outside
+  the scene's folder tree and search paths is an error (:mod:`.paths`).
 - ``<joint>`` types ``revolute``, ``continuous`` (revolute without limits), ``prismatic``,
   ``fixed`` and ``floating``/``planar`` (only between a ``world`` link and the robot root:
   ``floating`` gives a free base, ``fixed`` a fixed base). ``origin``, ``axis``, ``limit``
@@ -59,6 +61,7 @@ from ..scene import (
 from ..scene.geometry import GREY, RGBA, Shape
 from ..scene.inertia import rotate_inertia
 from ..scene.transforms import IDENTITY, Pose, normalized
+from . import limits, paths
 
 DEFAULT_SERVO_P = 20.0
 """Servo gain (1/s): commanded joint velocity per unit of position error."""
@@ -115,10 +118,7 @@ def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
          strict: bool = False) -> Scene:
     """Load a ``.urdf`` file as a scene holding one robot at the origin."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding='utf-8')
-    except OSError as err:
-        raise SceneLoadError(f'cannot read file: {err.strerror}', path) from None
+    text = limits.read_text(path)
     model = parse_urdf(text, file=path, strict=strict)
     return Scene(name=model.entity.name, entities=(model.entity,), format='urdf', source=path,
                  warnings=model.warnings)
@@ -170,9 +170,10 @@ def _floats(ctx: _Context, element: etree._Element, attribute: str, count: int,
     if raw is None:
         return default
     try:
-        values = tuple(float(v) for v in raw.split())
-    except ValueError:
-        ctx.error(element.sourceline, f'{attribute}="{raw}" is not a list of numbers')
+        values = tuple(limits.number(v) for v in raw.split())
+    except ValueError as err:
+        ctx.error(element.sourceline,
+                  limits.why_not(err, f'{attribute}="{raw}" is not a list of numbers'))
         return default
     if len(values) != count:
         ctx.error(element.sourceline, f'{attribute}="{raw}" needs {count} numbers')
@@ -188,9 +189,9 @@ def _float(ctx: _Context, element: etree._Element | None, attribute: str,
     if raw is None:
         return default
     try:
-        return float(raw)
-    except ValueError:
-        ctx.error(element.sourceline, f'{attribute}="{raw}" is not a number')
+        return limits.number(raw)
+    except ValueError as err:
+        ctx.error(element.sourceline, limits.why_not(err, f'{attribute}="{raw}" is not a number'))
         return default
 
 
@@ -207,6 +208,9 @@ def _resolve_mesh(ctx: _Context, filename: str) -> Path | None:
     candidates: list[Path] = []
     if filename.startswith('package://'):
         package, _, rest = filename[len('package://'):].partition('/')
+        share = paths.package_share(package) if package else None
+        if share is not None and paths.is_file(share / rest):
+            return (share / rest).resolve()  # the ament index is a configured search path
         if ctx.res_dir is not None:
             candidates += [ctx.res_dir / rest, ctx.res_dir / package / rest]
         candidates += [ctx.base_dir / rest, ctx.base_dir.parent / rest,
@@ -218,8 +222,8 @@ def _resolve_mesh(ctx: _Context, filename: str) -> Path | None:
         if ctx.res_dir is not None:
             candidates.append(ctx.res_dir / filename)
     for candidate in candidates:
-        if candidate.is_file():
-            return candidate.resolve()
+        if paths.is_file(candidate):
+            return paths.confine(candidate.resolve(), 'file', ctx.file)
     return None
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pybullet as pb
 
+from ..errors import SceneLoadError
 from ..scene import (
     Box,
     Capsule,
@@ -172,6 +173,15 @@ class ShapeCache:
         raise TypeError(f'unknown shape {shape!r}')
 
     def _create(self, parts: list[_Part], *, collision: bool, concave: bool) -> int:
+        try:
+            return self._create_parts(parts, collision=collision, concave=concave)
+        except pb.error:  # PyBullet says no more than this; the file is the usual culprit
+            files = ', '.join(sorted({p.file_name for p in parts if p.file_name}))
+            kind = 'collision' if collision else 'visual'
+            raise SceneLoadError(f'PyBullet cannot create a {kind} shape'
+                                 + (f' from {files}' if files else '')) from None
+
+    def _create_parts(self, parts: list[_Part], *, collision: bool, concave: bool) -> int:
         if not parts:
             return -1
         fields = [p for p in parts if p.heightfield is not None]

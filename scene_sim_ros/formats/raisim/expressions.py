@@ -5,7 +5,9 @@
 expression evaluated after substitution: numbers, ``+ - * / ** ^ %``, parentheses, the
 functions ``sin cos tan asin acos atan exp log sqrt abs floor ceil`` and the constants ``pi``
 and ``e``. Expressions are parsed with :mod:`ast` and walked by a small evaluator; nothing is
-ever passed to ``eval``.
+ever passed to ``eval``. Arithmetic is in floats (so a huge power overflows at once instead of
+computing a giant integer) and an expression holds at most ``max_math_nodes`` (:mod:`..limits`)
+operators, numbers and calls.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import math
 import operator
 import re
 from collections.abc import Callable, Mapping
+
+from .. import limits
 
 PARAMETER = re.compile(r'@@([A-Za-z_][A-Za-z0-9_]*)')
 EXPRESSION = re.compile(r'\{([^{}]*)\}')
@@ -40,12 +44,25 @@ class ExpressionError(ValueError):
 
 def evaluate(text: str, variables: Mapping[str, float] | None = None) -> float:
     """Evaluate arithmetic ``text`` (``^`` is a power, as in C++ expression libraries)."""
+    limit = limits.current().max_math_nodes
+    if len(text) > 20 * limit:
+        raise ExpressionError(f'expression of {len(text)} characters is over the limit '
+                              f'max_math_nodes = {limit} (raise it with '
+                              f'{limits.env_name("max_math_nodes")}=...)')
     try:
         tree = ast.parse(text.replace('^', '**').strip(), mode='eval')
-    except SyntaxError as err:
-        raise ExpressionError(f'malformed expression {{{text}}}: {err.msg}') from None
+    except (SyntaxError, RecursionError, MemoryError) as err:
+        reason = err.msg if isinstance(err, SyntaxError) else 'nested too deeply'
+        raise ExpressionError(f'malformed expression {{{text}}}: {reason}') from None
+    nodes = sum(1 for _ in ast.walk(tree))
+    if nodes > limit:
+        raise ExpressionError(f'expression has {nodes} parts, over the limit max_math_nodes = '
+                              f'{limit} (raise it with {limits.env_name("max_math_nodes")}=...)')
     try:
-        return float(_evaluate_node(tree.body, variables or {}))
+        value = float(_evaluate_node(tree.body, variables or {}))
+        if not math.isfinite(value):
+            raise ExpressionError(f'{{{text}}} is {value}, not a finite number')
+        return value
     except (ArithmeticError, ValueError) as err:
         if isinstance(err, ExpressionError):
             raise
@@ -55,7 +72,7 @@ def evaluate(text: str, variables: Mapping[str, float] | None = None) -> float:
 def _evaluate_node(node: ast.AST, variables: Mapping[str, float]) -> float:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
             and not isinstance(node.value, bool):
-        return node.value
+        return float(node.value)
     if isinstance(node, ast.BinOp) and type(node.op) in BINARY_OPERATORS:
         left = _evaluate_node(node.left, variables)
         right = _evaluate_node(node.right, variables)

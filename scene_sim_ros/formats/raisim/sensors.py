@@ -47,6 +47,7 @@ from ...scene import (
 )
 from ...scene.inertia import combine, rotate_inertia
 from ...scene.transforms import IDENTITY, Pose, quat_from_axis_angle
+from .. import limits, paths
 from .. import urdf as urdf_format
 
 SEARCH_DIRECTORIES = ('.', 'sensor', 'sensors', '..', '../sensors')
@@ -105,9 +106,7 @@ def load_sensor_set(path: Path, *, link: str, res_dir: Path | None = None,
     """Read a sensor-set file for robot link ``link``."""
     reader = _Reader(path, strict)
     try:
-        root = urdf_format.parse_xml(path.read_text(encoding='utf-8'))
-    except OSError as err:
-        raise SceneLoadError(f'cannot read file: {err.strerror}', path) from None
+        root = urdf_format.parse_xml(limits.read_text(path))
     except etree.XMLSyntaxError as err:
         raise SceneLoadError(f'not well-formed XML: {err.msg}', path, err.lineno) from None
     if root.tag != 'sensor_set':
@@ -219,12 +218,11 @@ def _sensor(reader: _Reader, element: etree._Element, name: str, link: str, pose
 
 def find_sensor_file(urdf_path: Path, filename: str) -> Path | None:
     if Path(filename).is_absolute():
-        return Path(filename) if Path(filename).is_file() else None
-    for directory in SEARCH_DIRECTORIES:
-        candidate = urdf_path.parent / directory / filename
-        if candidate.is_file():
-            return candidate
-    return None
+        found = Path(filename) if Path(filename).is_file() else None
+    else:
+        candidates = (urdf_path.parent / directory / filename for directory in SEARCH_DIRECTORIES)
+        found = next((c for c in candidates if c.is_file()), None)
+    return None if found is None else paths.confine(found, 'sensor set', urdf_path)
 
 
 def attach_sensor_sets(model: urdf_format.UrdfModel, urdf_path: Path, res_dir: Path | None,

@@ -24,6 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ...errors import SceneLoadError
+from .. import limits
+
 PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
 CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # PNG colour type -> samples per pixel
 
@@ -49,9 +52,9 @@ class TextHeightMap:
 
 def read_text_height_map(path: Path) -> TextHeightMap:
     try:
-        tokens = path.read_text(encoding='utf-8').replace(',', ' ').split()
-    except OSError as err:
-        raise TerrainError(f'cannot read height map {path}: {err.strerror}') from None
+        tokens = limits.read_text(path).replace(',', ' ').split()
+    except SceneLoadError as err:
+        raise TerrainError(f'cannot read height map: {err}') from None
     try:
         numbers = [float(t) for t in tokens]
     except ValueError as err:
@@ -67,7 +70,10 @@ def read_text_height_map(path: Path) -> TextHeightMap:
 
 def read_png_samples(path: Path) -> np.ndarray:
     """The first channel of a PNG image as integers, shape (height, width), top row first."""
-    data = path.read_bytes()
+    try:
+        data = limits.read_bytes(path)
+    except SceneLoadError as err:
+        raise TerrainError(f'cannot read height map: {err}') from None
     if not data.startswith(PNG_SIGNATURE):
         raise TerrainError(f'{path} is not a PNG file')
     header: tuple[int, ...] | None = None

@@ -76,6 +76,7 @@ from ...scene.geometry import GREY, RGBA, Shape
 from ...scene.inertia import Inertia6, combine, primitive_inertia, rotate_inertia, sphere_inertia
 from ...scene.model import WireKind, WireStretch
 from ...scene.transforms import IDENTITY, Pose, Vec3, quat_from_axis_angle, quat_normalized
+from .. import limits, paths
 from .. import urdf as urdf_format
 from . import expressions, sensors, terrain
 
@@ -112,6 +113,7 @@ class _Loader:
     metadata: dict = field(default_factory=dict)
     include_stack: list[Path] = field(default_factory=list)
     once: dict[str, tuple[int, int]] = field(default_factory=dict)  # message -> (index, count)
+    budget: limits.ElementBudget = field(default_factory=limits.ElementBudget)
 
     def warn(self, file: Path, line: int | None, message: str) -> None:
         text = f'{file}:{line}: {message}' if line else f'{file}: {message}'
@@ -194,9 +196,10 @@ class Node:
         if text is None:
             return default
         try:
-            return float(text)
-        except ValueError:
-            self.loader.error(self.file, self.line, f'{name}="{text}" is not a number')
+            return limits.number(text)
+        except ValueError as err:
+            self.loader.error(self.file, self.line,
+                              limits.why_not(err, f'{name}="{text}" is not a number'))
             return default
 
     def integer(self, name: str, default: int | None = None) -> int | None:
@@ -215,9 +218,10 @@ class Node:
             return default
         parts = [p for p in _SEPARATORS.split(text.strip()) if p]
         try:
-            values = tuple(float(p) for p in parts)
-        except ValueError:
-            self.loader.error(self.file, self.line, f'{name}="{text}" is not a list of numbers')
+            values = tuple(limits.number(p) for p in parts)
+        except ValueError as err:
+            self.loader.error(self.file, self.line,
+                              limits.why_not(err, f'{name}="{text}" is not a list of numbers'))
             return default
         if count is not None and len(values) != count:
             self.loader.error(self.file, self.line,
@@ -235,7 +239,8 @@ class Node:
             return None
         text = text.replace('[THIS_DIR]', str(self.file.parent))
         path = Path(text)
-        return Path(os.path.normpath(path if path.is_absolute() else self.file.parent / path))
+        path = Path(os.path.normpath(path if path.is_absolute() else self.file.parent / path))
+        return paths.confine(path, f'{name}', self.file, self.line)
 
     def boolean(self, name: str, default: bool) -> bool:
         text = self.get(name)
@@ -283,10 +288,7 @@ class _World:
 
 
 def read_root(path: Path) -> etree._Element:
-    try:
-        text = path.read_text(encoding='utf-8')
-    except OSError as err:
-        raise SceneLoadError(f'cannot read file: {err.strerror}', path) from None
+    text = limits.read_text(path)
     try:
         root = urdf_format.parse_xml(text)
     except etree.XMLSyntaxError as err:
@@ -382,7 +384,8 @@ def _include_path(node: Node) -> Path | None:
             raw = node.attributes[name][1].replace('[THIS_DIR]', str(node.file.parent))
             path = Path(raw)
             # not normalised: messages name the file as the user's path leads to it
-            return path if path.is_absolute() else node.file.parent / path
+            path = path if path.is_absolute() else node.file.parent / path
+            return paths.confine(path, 'included file', node.file, node.line)
     return None
 
 
@@ -477,7 +480,11 @@ def _array(node: Node, world: _World) -> None:
     if not name or start is None or end is None or not increment:
         node.error('<array> needs idx="@@name", integer start, end and a non-zero increment')
         return
-    for value in range(start, end, increment):
+    values = range(start, end, increment)
+    elements = sum(1 for child in node.element if isinstance(child.tag, str))
+    node.loader.budget.spend(len(values) * elements, 'objects (<array> copies)', node.file,
+                             node.line)
+    for value in values:
         scope = {**node.scope, name: str(value)}
         for child in node.element:
             if isinstance(child.tag, str):
@@ -496,6 +503,7 @@ def _include(node: Node, world: _World) -> None:
     if path.resolve() in node.loader.include_stack:
         node.error(f'{path} includes itself')
         return
+    limits.check_depth(len(node.loader.include_stack) + 1, 'includes', node.file, node.line)
     root = read_root(path)
     node.loader.include_stack.append(path.resolve())
     _top_level(Node(root, path, node.scope, node.loader), world)
@@ -822,9 +830,9 @@ def _articulated_system(node: Node) -> Entity | None:
         node.error('<articulated_system> needs urdf_path')
         return None
     try:
-        text = urdf_path.read_text(encoding='utf-8')
-    except OSError as err:
-        node.error(f'cannot read URDF {urdf_path}: {err.strerror}')
+        text = limits.read_text(urdf_path)
+    except SceneLoadError as err:
+        node.error(f'cannot read URDF: {err}')
         return None
     try:
         model = urdf_format.parse_urdf(text, file=urdf_path, name=name,

@@ -25,6 +25,7 @@ from typing import Any
 
 from ...errors import SceneLoadError
 from ...scene.model import Scene
+from .. import paths
 from .meshes import DEFAULT_READER
 from .robot import LoadContext, build_entity, load_robot_def, robot_metadata
 from .scene import OBJECT_TAGS, _object_entity, read_scene
@@ -51,6 +52,11 @@ def load(path: str | Path, *, parameters: Mapping[str, str] | None = None,
     path = Path(path)
     diagnostics = Diagnostics(strict=strict)
     ctx = LoadContext(diagnostics, data_directories(path, parameters), DEFAULT_READER)
+    with paths.allow(ctx.data_dirs):
+        return _load(ctx, path, diagnostics)
+
+
+def _load(ctx: LoadContext, path: Path, diagnostics: Diagnostics) -> Scene:
     root = read_xml(path, diagnostics)
     metadata: dict[str, Any] = {}
     if root.tag in ('robot', 'model'):

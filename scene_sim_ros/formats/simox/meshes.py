@@ -31,6 +31,7 @@ import numpy as np
 
 from ...scene.geometry import Mesh
 from ...scene.transforms import vec3
+from .. import limits, paths
 
 
 class MeshError(Exception):
@@ -361,7 +362,7 @@ class MeshReader:
     def _parse(self, path: Path) -> list:
         key = (path, path.stat().st_mtime)
         if key not in self._parsed:
-            text = path.read_text(encoding='latin-1')
+            text = limits.read_bytes(path).decode('latin-1')
             header = text.lstrip()[:20]
             if not (header.startswith('#Inventor') or header.startswith('#VRML')):
                 raise MeshError('not an ASCII Open Inventor or VRML file')
@@ -383,6 +384,7 @@ class MeshReader:
             raise MeshError(f'no triangles found in {path}')
         vertices = np.vstack(collector.vertices)
         triangles = np.vstack(collector.triangles)
+        limits.check_triangles(len(triangles), f'mesh {path.name}', path)
         if triangles.max() >= len(vertices) or triangles.min() < 0:
             raise MeshError(f'vertex index out of range in {path}')
         data = MeshData(Mesh(vertices, triangles, name=path.name), collector.color)
@@ -392,6 +394,7 @@ class MeshReader:
     def _traverse_file(self, path: Path, state: _State, collector: _Collector) -> None:
         if collector.depth > 16:
             raise MeshError(f'file inclusion nested too deeply at {path}')
+        paths.confine(path, 'mesh file', collector.path)
         try:
             items = self._parse(path)
         except OSError as err:

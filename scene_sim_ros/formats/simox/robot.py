@@ -62,6 +62,7 @@ from ...scene.transforms import (
     quat_normalized,
     vec3,
 )
+from .. import limits, paths
 from .meshes import MeshError, MeshReader
 from .xml import Diagnostics, child, children, has_unit, is_true, read_xml, text_of, unit_factor
 
@@ -97,8 +98,8 @@ class LoadContext:
         candidates.append(base / relative)
         candidates.extend(data / relative for data in self.data_dirs)
         for candidate in candidates:
-            if candidate.is_file():
-                return candidate.resolve()
+            if paths.is_file(candidate):
+                return paths.confine(candidate.resolve(), 'file', base)
         return None
 
     def warn(self, file: Path, element: etree._Element | None, message: str) -> None:
@@ -107,7 +108,7 @@ class LoadContext:
 
 # ---------------------------------------------------------------- numbers and transforms
 
-def number(ctx: LoadContext, file: Path, element: etree._Element, name: str,
+def number(ctx: LoadContext | None, file: Path, element: etree._Element, name: str,
            default: float | None = None) -> float:
     value = element.get(name)
     if value is None:
@@ -116,10 +117,12 @@ def number(ctx: LoadContext, file: Path, element: etree._Element, name: str,
                                  element.sourceline)
         return default
     try:
-        return float(value.strip().split()[0])
-    except (ValueError, IndexError):
-        raise SceneLoadError(f'<{element.tag}> attribute {name}={value!r} is not a number',
-                             file, element.sourceline) from None
+        return limits.number(value.strip().split()[0])
+    except (ValueError, IndexError) as err:
+        message = f'<{element.tag}> attribute {name}={value!r} is not a number'
+        if isinstance(err, ValueError):
+            message = limits.why_not(err, message)
+        raise SceneLoadError(message, file, element.sourceline) from None
 
 
 def _matrix_rows(ctx: LoadContext, file: Path, element: etree._Element, size: int) -> list[list[float]]:
@@ -449,15 +452,15 @@ def _limits(ctx: LoadContext, file: Path, element: etree._Element, joint_type: s
             ctx.warn(file, element, f'<limits> of joint {node!r} has no unit; reading '
                      f'{"rad" if kind == "angle" else "mm"}')
     default = (-math.pi, math.pi) if kind == 'angle' else (-1.0, 1.0)
-    lo = float(element.get('lo')) * factor if element.get('lo') is not None else default[0]
-    hi = float(element.get('hi')) * factor if element.get('hi') is not None else default[1]
+    lo = number(ctx, file, element, 'lo', default[0] / factor) * factor
+    hi = number(ctx, file, element, 'hi', default[1] / factor) * factor
     if is_true(element.get('limitless')):
         return None
     return (lo, hi)
 
 
-def _rate(element: etree._Element, joint_type: str, per_time: int) -> float:
-    value = float(element.get('value', '0'))
+def _rate(element: etree._Element, joint_type: str, per_time: int, file: Path) -> float:
+    value = number(None, file, element, 'value', 0.0)
     length = unit_factor(element, 'length', 1.0)
     angle = unit_factor(element, 'angle', 1.0)
     time = unit_factor(element, 'time', 1.0)
@@ -478,8 +481,8 @@ def parse_joint(ctx: LoadContext, file: Path, element: etree._Element | None, no
         joint_type = 'fixed'
     joint.type = joint_type
     scale = MM if joint.type == 'prismatic' else 1.0
-    joint.offset = float(element.get('offset', '0')) * scale
-    joint.initial = float(element.get('initialvalue', '0')) * scale
+    joint.offset = number(ctx, file, element, 'offset', 0.0) * scale
+    joint.initial = number(ctx, file, element, 'initialvalue', 0.0) * scale
     if joint.type == 'revolute':
         joint.limits = (-math.pi, math.pi)
     elif joint.type == 'prismatic':
@@ -496,11 +499,11 @@ def parse_joint(ctx: LoadContext, file: Path, element: etree._Element | None, no
             joint.axis = _vector(ctx, file, part)
             direction_found = True
         elif tag == 'maxvelocity':
-            joint.max_velocity = _rate(part, joint.type, 1)
+            joint.max_velocity = _rate(part, joint.type, 1, file)
         elif tag == 'maxtorque':
-            joint.max_torque = float(part.get('value', '0'))
+            joint.max_torque = number(ctx, file, part, 'value', 0.0)
         elif tag == 'propagatejointvalue':
-            joint.propagate.append((part.get('name', ''), float(part.get('factor', '1'))))
+            joint.propagate.append((part.get('name', ''), number(ctx, file, part, 'factor', 1.0)))
         elif tag in ('maxacceleration', 'scalevisualization', 'axis', 'translationdirection'):
             pass
         elif tag in ('dh', 'prejointtransform', 'postjointtransform'):
@@ -531,9 +534,9 @@ def _parse_sensor(ctx: LoadContext, file: Path, element: etree._Element, node: N
     name = element.get('name') or f'{node.name}_{kind or "sensor"}'
     pose = parse_transform(ctx, file, element)
     if kind == 'camera':
-        width = int(float(element.get('width', '640')))
-        height = int(float(element.get('height', '480')))
-        fov_y = math.radians(float(element.get('fov', '45')))
+        width = int(number(ctx, file, element, 'width', 640.0))
+        height = int(number(ctx, file, element, 'height', 480.0))
+        fov_y = math.radians(number(ctx, file, element, 'fov', 45.0))
         fov_x = 2.0 * math.atan(math.tan(fov_y / 2.0) * width / height)
         node.sensors.append(Camera(name, node.name, width, height, fov_x, fov_y,
                                    pose * Pose(orientation=_OPTICAL_TO_BODY)))
@@ -592,11 +595,11 @@ def _name_list(element: etree._Element) -> list[str]:
     return [n.get('name', '') for n in children(element, 'node')]
 
 
-def _endeffector(element: etree._Element) -> dict[str, Any]:
+def _endeffector(element: etree._Element, file: Path) -> dict[str, Any]:
     eef: dict[str, Any] = {k: element.get(k) for k in ('base', 'tcp', 'gcp') if element.get(k)}
     eef['static'] = [n for s in children(element, 'static') for n in _name_list(s)]
     eef['actors'] = {a.get('name', ''): _name_list(a) for a in children(element, 'actor')}
-    eef['preshapes'] = {p.get('name', ''): {n.get('name', ''): float(n.get('value', '0'))
+    eef['preshapes'] = {p.get('name', ''): {n.get('name', ''): number(None, file, n, 'value', 0.0)
                                            * (unit_factor(n, 'angle', 1.0) or 1.0)
                                            for n in children(p, 'node')}
                         for p in children(element, 'preshape')}
@@ -662,7 +665,7 @@ def _read_robot(ctx: LoadContext, path: Path, root: etree._Element) -> RobotDef:
                                  'kinematic_root': element.get('kinematicroot') or root_name,
                                  'tcp': element.get('tcp')}
     for element in eef_elements:
-        robot.endeffectors[element.get('name', '')] = _endeffector(element)
+        robot.endeffectors[element.get('name', '')] = _endeffector(element, path)
     for name in robot.nodes:
         if name != root_name and name not in robot.parents:
             ctx.diagnostics.error(path, robot.nodes[name].line,

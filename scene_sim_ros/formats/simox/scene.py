@@ -36,6 +36,7 @@ from .robot import (
     collisions_of,
     load_robot_def,
     make_inertial,
+    number,
     parse_physics,
     parse_shapes,
     parse_transform,
@@ -125,7 +126,7 @@ def _configuration(ctx: LoadContext, file: Path, element: etree._Element,
     values: dict[str, float] = {}
     for node in children(element, 'node'):
         name = node.get('name', '')
-        raw = float(node.get('value', '0'))
+        raw = number(ctx, file, node, 'value', 0.0)
         joint_type = joint_types.get(name)
         if joint_type is None:
             ctx.warn(file, node, f'configuration {element.get("name")!r} names unknown joint '

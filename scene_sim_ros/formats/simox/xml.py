@@ -24,6 +24,7 @@ from typing import overload
 from lxml import etree
 
 from ...errors import SceneLoadError, format_location
+from .. import limits
 
 _COMMENT = re.compile(r'<!--(.*?)-->', re.S)
 _UNIT_ATTRIBUTES = ('unit', 'units', 'unitslength', 'unitsangle', 'unitsweight', 'unitstime')
@@ -77,24 +78,25 @@ def _strip_comments(text: str, path: Path, diagnostics: Diagnostics) -> str:
     return _COMMENT.sub(_blank_comment, text)
 
 
-def _lower_names(root: etree._Element) -> None:
+def _lower_names(root: etree._Element, path: Path) -> None:
     for element in root.iter():
         if not isinstance(element.tag, str):
             continue
-        element.tag = element.tag.lower()
-        if element.attrib:
-            items = list(element.attrib.items())
-            element.attrib.clear()
-            for key, value in items:
-                element.set(key.lower(), value)
+        try:
+            element.tag = element.tag.lower()
+            if element.attrib:
+                items = list(element.attrib.items())
+                element.attrib.clear()
+                for key, value in items:
+                    element.set(key.lower(), value)
+        except ValueError:  # lxml refuses some names its recovering parser produced
+            raise SceneLoadError(f'invalid name in <{element.tag}>', path,
+                                 element.sourceline) from None
 
 
 def read_xml(path: Path, diagnostics: Diagnostics) -> etree._Element:
     """Parse ``path`` leniently and return its root element with lower-case names."""
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise SceneLoadError(f'cannot read file: {err.strerror}', path) from None
+    raw = limits.read_bytes(path)
     text = raw.decode('utf-8', errors='replace')
     text = re.sub(r'^\s*<\?xml[^>]*\?>', lambda m: '\n' * m.group(0).count('\n'), text)
     text = _strip_comments(text, path, diagnostics)
@@ -109,7 +111,7 @@ def read_xml(path: Path, diagnostics: Diagnostics) -> etree._Element:
         diagnostics.note(path, entry.line, f'malformed XML repaired: {entry.message.strip()}')
     if root is None:
         raise SceneLoadError('no XML element found', path)
-    _lower_names(root)
+    _lower_names(root, path)
     return root
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+from .. import limits
 from .elements import GRAMMAR, SIMULATION
 from .instance import ElementSpec, Instance
 from .reader import Diagnostics, Document, Node
@@ -74,6 +75,7 @@ class Expander:
         self.document = document
         self.diag = diag
         self.known_attributes = known_attributes()
+        self.budget = limits.ElementBudget()
 
     def check_top_level(self) -> None:
         """Unknown element names among the top-level elements of the main file and the
@@ -116,6 +118,28 @@ class Expander:
             broken.add(key)
         return value
 
+    def _check_size(self, node: Node) -> None:
+        size = self._expanded_size(node, {}, set())
+        if size > self.budget.limit:
+            raise limits.exceeded('max_elements', f'the scene expands to {size} elements '
+                                  '(after ref and includes)', node.file, node.line)
+
+    def _expanded_size(self, node: Node, memo: dict[int, int], visiting: set[int]) -> int:
+        """Elements ``node`` becomes: its subtree plus what its ``ref`` brings (a ``$name``
+        ref counts as nothing; loops are reported by the expansion)."""
+        key = id(node)
+        if key in memo or key in visiting:
+            return memo.get(key, 0)
+        visiting.add(key)
+        total = 1 + sum(self._expanded_size(c, memo, visiting) for c in node.children)
+        ref = node.attrs.get('ref')
+        target = self.document.definitions.get((node.tag, ref)) if ref else None
+        if target is not None:
+            total += self._expanded_size(target, memo, visiting) - 1
+        visiting.discard(key)
+        memo[key] = total
+        return total
+
     def _definition_chain(self, node: Node, scope: Scope | None) -> list[Node] | None:
         chain: list[Node] = []
         current = node
@@ -139,6 +163,9 @@ class Expander:
     def expand(self, node: Node, parent_scope: Scope | None,
                parent_spec: ElementSpec = SIMULATION) -> Instance | None:
         spec = GRAMMAR[node.tag]
+        if parent_spec is SIMULATION:  # the top of an expansion: refuse a ref bomb up front
+            self._check_size(node)
+        self.budget.spend(1, 'elements (after ref and includes)', node.file, node.line)
         chain = self._definition_chain(node, parent_scope)
         if chain is None:
             return None

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import paths
 from .reader import Diagnostics, Node
 from .values import BadValue, Scope, parse_bool, parse_color, parse_integer, parse_quantity
 
@@ -139,9 +140,11 @@ class Instance:
         if not value:
             return None
         path = Path(value)
+        origin = self.origin(key)
         if not path.is_absolute():
-            path = Path(self.origin(key).file).parent / path
-        return Path(_normalize(path))
+            path = Path(origin.file).parent / path
+        return paths.confine(Path(_normalize(path)), f'attribute "{key}": file', origin.file,
+                             origin.line)
 
     # children ----------------------------------------------------------------------------
     def first(self, cls: str) -> Instance | None:

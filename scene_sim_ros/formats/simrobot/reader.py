@@ -1,10 +1,11 @@
 """Reading SimRobot XML files: hardened parsing, ``<Include href>`` and the named definitions.
 
 Each file is parsed once (lxml without entities, DTDs or network, at most
-:data:`MAX_FILE_SIZE` bytes) into light :class:`Node` trees that remember file and line.
+``max_file_mb`` of :mod:`..limits`) into light :class:`Node` trees that remember file and line.
 Parsed files are cached per process by path, size and modification time, so a second load of
 the same scene skips the XML work. Includes are resolved relative to the including file,
-recursively; a cycle is an error, a file included a second time is skipped with a warning.
+recursively (within ``max_include_depth`` and the scene's folder tree, :mod:`..paths`); a cycle
+is an error, a file included a second time is skipped with a warning.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from typing import Any
 from lxml import etree
 
 from ...errors import SceneLoadError, format_location
+from .. import limits, paths
 
-MAX_FILE_SIZE = 64 * 1024 * 1024
 TEXT_ELEMENTS = frozenset({'Vertices', 'Normals', 'TexCoords', 'Triangles', 'Quads'})
 _CACHE_SIZE = 32
 
@@ -93,9 +94,7 @@ def parse_xml_text(data: bytes | str, file: str, diag: Diagnostics) -> Node | No
     """Parse one document into a :class:`Node` tree, recording syntax errors in ``diag``."""
     if isinstance(data, str):
         data = data.encode('utf-8')
-    if len(data) > MAX_FILE_SIZE:
-        diag.error(f'file is larger than {MAX_FILE_SIZE // (1024 * 1024)} MiB', file, None)
-        return None
+    limits.check_file_size(Path(file), len(data))
     try:
         root = etree.fromstring(data, _hardened_parser())
     except etree.XMLSyntaxError as err:
@@ -128,14 +127,7 @@ def parse_file(path: Path, diag: Diagnostics) -> Node | None:
         _file_cache.move_to_end(file)
         diag.warnings.extend(cached.warnings)
         return cached.root
-    if stat.st_size > MAX_FILE_SIZE:
-        diag.error(f'file is larger than {MAX_FILE_SIZE // (1024 * 1024)} MiB', file, None)
-        return None
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        diag.error(f'cannot read file: {err.strerror}', file, None)
-        return None
+    data = limits.read_bytes(path)
     local = Diagnostics(diag.strict)
     root = parse_xml_text(data, file, local)
     diag.errors.extend(local.errors)
@@ -163,7 +155,7 @@ class Document:
 
 def _resolve_href(href: str, including_file: str, base_dir: Path | None) -> Path:
     if os.path.isabs(href):
-        return Path(href)
+        return Path(os.path.normpath(href))
     base = base_dir if base_dir is not None else Path(including_file).parent
     return Path(os.path.normpath(base / href))
 
@@ -209,7 +201,9 @@ def _include(node: Node, diag: Diagnostics, document: Document, stack: tuple[str
     if href is None:
         diag.error('missing required attribute "href" of <Include>', node.file, node.line)
         return
-    path = _resolve_href(href, node.file, base_dir)
+    path = paths.confine(_resolve_href(href, node.file, base_dir), 'included file', node.file,
+                         node.line)
+    limits.check_depth(len(stack), 'includes', node.file, node.line)
     file = str(path)
     if file in stack:
         chain = ' -> '.join([*stack[stack.index(file):], file])
@@ -218,7 +212,7 @@ def _include(node: Node, diag: Diagnostics, document: Document, stack: tuple[str
     if file in document.files:
         diag.warn(f'"{href}" is already included; skipped', node.file, node.line)
         return
-    if not path.is_file():
+    if not paths.is_file(path):
         diag.error(f'included file "{href}" not found (looked for {file})', node.file, node.line)
         return
     document.files.append(file)

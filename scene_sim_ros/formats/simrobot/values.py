@@ -10,6 +10,8 @@ import math
 import re
 from collections.abc import Mapping
 
+from .. import limits
+
 LENGTH = {'': 1.0, 'm': 1.0, 'mm': 1e-3, 'cm': 1e-2, 'dm': 0.1, 'km': 1e3}
 ANGLE = {'': 1.0, 'radian': 1.0, 'degree': math.pi / 180.0}
 MASS = {'': 1.0, 'kg': 1.0, 'g': 1e-3}
@@ -40,7 +42,10 @@ def parse_quantity(text: str, units: Mapping[str, float]) -> float:
     if factor is None:
         expected = ', '.join(u for u in units if u) or 'no unit'
         raise BadValue(f'unknown unit {unit!r} in {text!r} (expected {expected})')
-    return float(number) * factor
+    try:
+        return limits.number(number) * factor
+    except ValueError as err:
+        raise BadValue(str(err)) from None
 
 
 def parse_integer(text: str) -> int:

@@ -64,6 +64,11 @@ def tokenize(text: str, file: str | Path, first_line: int = 1) -> list[Token]:
     position = 0
     end = len(text)
     while position < end:
+        if text.startswith(('%<', '%{'), position) and \
+                text.find('>%' if text[position + 1] == '<' else '}%', position + 2) < 0:
+            # checked first: the template pattern would scan to the end at every such opening
+            raise SceneLoadError(f'template block {text[position:position + 2]} is never closed',
+                                 file, line)
         match = _TOKEN.match(text, position)
         if match is None:
             raise SceneLoadError(f'unexpected character {text[position]!r}', file, line)

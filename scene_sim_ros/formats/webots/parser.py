@@ -16,10 +16,12 @@ template has been evaluated (see :mod:`.template`).
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import SceneLoadError
+from .. import limits
 from .lexer import Token, tokenize, version_of
 from .nodes import IsRef, Item, Node, Value
 
@@ -68,6 +70,8 @@ class Parser:
         self.file = file
         self.source = source
         self.defs: dict[str, Node] = {}
+        self.budget = limits.ElementBudget(file)  # nodes with every USE counted in full
+        self.sizes: dict[int, int] = {}  # id(DEF node) -> its node count, USEs expanded
 
     # token helpers -------------------------------------------------------------------------
     def peek(self, ahead: int = 0) -> Token:
@@ -196,7 +200,9 @@ class Parser:
                 hint = f' (did you mean {match[0]}?)' if match else ''
                 raise self.fail(f'USE {name.text}: no node was defined with DEF {name.text}'
                                 f'{hint}', name)
-            return self.defs[name.text]
+            used = self.defs[name.text]
+            self.budget.spend(self.sizes[id(used)], 'nodes (USE copies counted)', None, name.line)
+            return used
         def_name = None
         if token.text == 'DEF':
             def_name = self.expect_ident('a DEF name').text
@@ -204,6 +210,8 @@ class Parser:
         if token.text in ('PROTO', 'EXTERNPROTO'):
             raise self.fail(f'{token.text} must be declared at the top level', token)
         node = Node(token.text, {}, self.file, token.line, def_name)
+        before = self.budget.count
+        self.budget.spend(1, 'nodes (USE copies counted)', None, token.line)
         self.expect('{')
         while self.peek().text != '}' or self.peek().kind != 'punct':
             name = self.next()
@@ -221,6 +229,7 @@ class Parser:
         self.expect('}')
         if def_name is not None:
             self.defs[def_name] = node  # after the body: VRML scopes DEF names that way
+            self.sizes[id(node)] = self.budget.count - before
         return node
 
     def starts_node(self) -> bool:
@@ -233,6 +242,8 @@ class Parser:
 
     def scalar(self) -> Item:
         token = self.next()
+        if token.kind == 'number' and not math.isfinite(float(token.value)):
+            raise self.fail(f'number {token.text} is not finite', token)
         if token.kind in ('number', 'string'):
             return token.value
         if token.text == 'TRUE':
@@ -282,8 +293,4 @@ def parse_text(text: str, file: str | Path, first_line: int = 1,
 
 
 def parse_file(path: Path) -> Document:
-    try:
-        text = path.read_text(encoding='utf-8')
-    except (OSError, UnicodeDecodeError) as err:
-        raise SceneLoadError(f'cannot read file: {err}', path) from None
-    return parse_text(text, path)
+    return parse_text(limits.read_text(path), path)

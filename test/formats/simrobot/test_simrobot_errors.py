@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from scene_sim_ros.errors import SceneLoadError
+from scene_sim_ros.formats import limits
 from scene_sim_ros.formats.simrobot import load
-from scene_sim_ros.formats.simrobot.reader import MAX_FILE_SIZE
 
 MASS = '<SphereMass value="1kg" radius="1"/>'
 
@@ -84,8 +84,8 @@ def test_external_entities_are_not_expanded(write_file, tmp_path) -> None:
 def test_oversized_file_is_rejected(tmp_path) -> None:
     path = tmp_path / 'huge.ros2'
     with path.open('wb') as handle:
-        handle.truncate(MAX_FILE_SIZE + 1)
-    with pytest.raises(SceneLoadError, match='larger than'):
+        handle.truncate(int(limits.current().max_file_mb * 1024 * 1024) + 1)
+    with pytest.raises(SceneLoadError, match='over the limit max_file_mb'):
         load(path)
 
 

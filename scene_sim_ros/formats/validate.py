@@ -1,0 +1,112 @@
+"""The numeric contract of every loaded scene, checked once after any loader (format-neutral).
+
+Every number in the scene model must be finite (``inf`` is allowed only where a field documents
+it, e.g. a sensor's open range) and within ``max_magnitude``; the time step is positive and at
+most ``max_time_step``; masses and inertia diagonals are not negative; meshes stay within
+``max_triangles``. A violation is a :class:`SceneLoadError` naming the entity and the field, so
+that nothing non-finite reaches PyBullet (where a NaN time step or a 1e308 kg mass became NaN
+poses).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import SceneLoadError
+from ..scene import Entity, Scene
+from ..scene.geometry import Heightfield, Mesh
+from . import limits
+
+_SKIPPED = frozenset({'metadata', 'warnings'})
+
+
+def validate(scene: Scene) -> Scene:
+    """Return ``scene`` unchanged, or raise at its first number out of contract."""
+    file = scene.source
+    limits.check_time_step(_number(scene.step_length, 'time step', file), 'time step', file)
+    checker = _Checker(limits.current(), file)
+    for f in dataclasses.fields(scene):
+        if f.name not in _SKIPPED and f.name != 'entities':
+            checker.walk(getattr(scene, f.name), f.name)
+    for entity in scene.entities:
+        _check_entity(checker, entity, file)
+    return scene
+
+
+def _number(value: Any, what: str, file: Path | None) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise SceneLoadError(f'{what} is {value!r}, not a number', file) from None
+
+
+def _check_entity(checker: _Checker, entity: Entity, file: Path | None) -> None:
+    where = f'entity {entity.name!r}'
+    checker.file = entity.source or file
+    for name in ('collision_group', 'collision_mask'):
+        value = getattr(entity, name)
+        if value is not None and not -2**31 <= value < 2**32:
+            raise SceneLoadError(f'{where} {name} {value} does not fit in 32 bits', checker.file)
+    for f in dataclasses.fields(entity):
+        if f.name not in ('links', 'joints', 'sensors', 'urdf', 'source'):
+            checker.walk(getattr(entity, f.name), f'{where} {f.name}')
+    for link in entity.links:
+        here = f'{where} link {link.name!r}'
+        checker.walk(link, here)
+        if link.inertial.mass < 0:
+            raise SceneLoadError(f'{here} has mass {link.inertial.mass:g} kg; masses must not '
+                                 'be negative', checker.file)
+        ixx, _, _, iyy, _, izz = link.inertial.inertia
+        if min(ixx, iyy, izz) < 0:
+            raise SceneLoadError(f'{here} has a negative inertia diagonal '
+                                 f'({ixx:g}, {iyy:g}, {izz:g})', checker.file)
+    for joint in entity.joints:
+        checker.walk(joint, f'{where} joint {joint.name!r}')
+    for sensor in entity.sensors:
+        checker.walk(sensor, f'{where} sensor {sensor.name!r}', allow_inf=True)
+
+
+class _Checker:
+    def __init__(self, settings: limits.Limits, file: Path | str | None):
+        self.settings = settings
+        self.file = file
+
+    def walk(self, value: Any, what: str, allow_inf: bool = False) -> None:
+        if isinstance(value, (bool, int)) or value is None or isinstance(value, (str, Path)):
+            return  # integers are counts, indices and bit masks
+        if isinstance(value, float):
+            self.number(value, what, allow_inf)
+        elif isinstance(value, Mesh):
+            limits.check_triangles(len(value.triangles), what, self.file)
+            self.array(value.vertices, f'{what} vertices')
+        elif isinstance(value, Heightfield):
+            self.array(value.heights, f'{what} heights')
+            self.walk((value.size_x, value.size_y), what)
+        elif isinstance(value, np.ndarray):
+            self.array(value, what)
+        elif dataclasses.is_dataclass(value):
+            for f in dataclasses.fields(value):
+                self.walk(getattr(value, f.name), f'{what} {f.name}', allow_inf)
+        elif isinstance(value, (tuple, list)):
+            for item in value:
+                self.walk(item, what, allow_inf)
+
+    def number(self, value: float, what: str, allow_inf: bool) -> None:
+        if math.isnan(value) or (math.isinf(value) and not allow_inf):
+            raise SceneLoadError(f'{what} is {value}, not a finite number', self.file)
+        if math.isfinite(value) and abs(value) > self.settings.max_magnitude:
+            raise limits.exceeded('max_magnitude', f'{what} is {value:g}', self.file)
+
+    def array(self, values: np.ndarray, what: str) -> None:
+        if values.size == 0 or values.dtype.kind != 'f':
+            return
+        if not np.isfinite(values).all():
+            raise SceneLoadError(f'{what} has a non-finite number', self.file)
+        if float(np.abs(values).max()) > self.settings.max_magnitude:
+            raise limits.exceeded('max_magnitude', f'{what} has {float(np.abs(values).max()):g}',
+                                  self.file)

@@ -1,0 +1,159 @@
+"""The error contract: any input loads or raises SceneLoadError (``file:line: message``). One test
+per exception class the mutation fuzzer saw escaping (test/formats/test_fuzz.py) before the fix:
+UnicodeDecodeError, OSError, ValueError, OverflowError, RecursionError, pybullet.error, NaN
+poses, hangs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from scene_sim_ros.errors import SceneLoadError
+from scene_sim_ros.formats import load_scene
+from scene_sim_ros.sim.simulation import Simulation
+
+WriteFile = Callable[[str, str], Path]
+INERTIAL = ('<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" '
+            'iyz="0"/></inertial>')
+
+
+def error_of(path: Path) -> str:
+    with pytest.raises(SceneLoadError) as info:
+        load_scene(path)
+    return str(info.value)
+
+
+def write_bytes(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+# -- UnicodeDecodeError (URDF, RaiSim) -----------------------------------------------------------
+
+def test_invalid_utf8_in_urdf_names_line_column_and_byte(tmp_path: Path) -> None:
+    path = write_bytes(tmp_path, 'r.urdf', b'<robot name="r">\n  <link name="a\xff"/>\n</robot>')
+    assert error_of(path) == (f'{path}:2: invalid utf-8 byte(s) 0xff at column 16 (byte offset '
+                              '32); save the file as utf-8 or declare its encoding')
+
+
+def test_invalid_utf8_in_raisim_world(tmp_path: Path) -> None:
+    path = write_bytes(tmp_path, 'w.xml', b'<?xml version="1.0"?>\n<raisim version="1.0">'
+                       b'<!-- \xe9t\xe9 --></raisim>')
+    assert error_of(path).startswith(f'{path}:2: invalid utf-8 byte(s) 0xe9 at column 28')
+
+
+def test_declared_encoding_is_used(tmp_path: Path) -> None:
+    path = write_bytes(tmp_path, 'r.urdf', b'<?xml version="1.0" encoding="ISO-8859-1"?>\n'
+                       b'<robot name="caf\xe9"><link name="a"/></robot>')
+    assert load_scene(path).entities[0].name == 'caf\u00e9'
+
+
+# -- OSError ---------------------------------------------------------------------------------------
+
+def test_xml_of_unknown_root_with_bad_bytes(tmp_path: Path) -> None:
+    path = write_bytes(tmp_path, 's.xml', b'<?xml version="1.0" encoding="utf-8"?>\n'
+                       b'<sensor_set>\xff</sensor_set>')
+    assert error_of(path).startswith(f'{path}:2: not well-formed XML')
+
+
+def test_over_long_path(tmp_path: Path) -> None:
+    path = tmp_path / ('a' * 5000 + '.urdf')
+    assert 'cannot read file: File name too long' in error_of(path)
+
+
+def test_over_long_mesh_name_is_a_missing_mesh(write_file: WriteFile) -> None:
+    path = write_file('r.urdf', f'<robot name="r"><link name="a"><visual><geometry><mesh '
+                      f'filename="{"m" * 5000}.stl"/></geometry></visual></link></robot>')
+    assert 'not found; shape dropped' in load_scene(path).warnings[0]
+
+
+# -- ValueError / OverflowError (transforms, Simox numbers) ----------------------------------------
+
+def test_simox_limit_that_is_not_a_number(write_file: WriteFile) -> None:
+    path = write_file('r.xml', """<Robot Type='A' RootNode='a'><RobotNode name='a'>
+        <Joint type='revolute'><Axis x='1' y='0' z='0'/><Limits lo='-@0' hi='1' units='radian'/>
+        </Joint></RobotNode></Robot>""")
+    assert error_of(path) == f"{path}:2: <limits> attribute lo='-@0' is not a number"
+
+
+def test_simox_camera_of_infinite_width(write_file: WriteFile) -> None:
+    path = write_file('r.xml', """<Robot Type='A' RootNode='a'><RobotNode name='a'>
+        <Sensor type='camera' name='c' width='inf'/></RobotNode></Robot>""")
+    assert error_of(path).endswith(":2: <sensor> attribute width='inf' is not a finite number")
+
+
+def test_urdf_nan_angle(write_file: WriteFile) -> None:
+    path = write_file('r.urdf', '<robot name="r"><link name="a"/><link name="b"/>\n<joint '
+                      'name="j" type="fixed"><parent link="a"/><child link="b"/>'
+                      '<origin rpy="nan 0 0"/></joint></robot>')
+    assert error_of(path) == f'{path}:2: rpy="nan 0 0" holds a number that is not finite'
+
+
+def test_simox_invalid_element_name(write_file: WriteFile) -> None:
+    path = write_file('r.xml', "<Robot Type='A' RootNode='a'>\n<rol:package: x='1'/>"
+                      "<RobotNode name='a'/></Robot>")
+    assert error_of(path) == f'{path}:2: invalid name in <rol:package:>'
+
+
+def test_collision_group_beyond_32_bits(write_file: WriteFile) -> None:
+    path = write_file('w.xml', '<raisim version="1.0"><objects><sphere name="s" mass="1" '
+                      'collision_group="99999999999"><dim radius="0.1"/></sphere></objects>'
+                      '</raisim>')
+    assert "entity 's' collision_group 99999999999 does not fit in 32 bits" in error_of(path)
+
+
+# -- RecursionError -----------------------------------------------------------------------------
+
+def test_webots_nesting_beyond_the_stack(write_file: WriteFile) -> None:
+    path = write_file('deep.wbt', '#VRML_SIM R2023b utf8\n' + 'Group { children [ ' * 5000)
+    assert error_of(path) == f'{path}: elements nest too deeply to read'
+
+
+# -- pybullet.error in the build ----------------------------------------------------------------
+
+def test_empty_collision_mesh_is_a_scene_error_of_the_build(write_file: WriteFile) -> None:
+    mesh = write_file('empty.obj', '')
+    path = write_file('r.urdf', '<robot name="r"><link name="a"><collision><geometry><mesh '
+                      f'filename="empty.obj"/></geometry></collision>{INERTIAL}</link></robot>')
+    with pytest.raises(SceneLoadError, match=f'cannot create a collision shape from {mesh}'):
+        Simulation(load_scene(path))
+
+
+# -- NaN poses: non-finite or absurd settings refused at load -----------------------------------
+
+def test_nan_time_step(write_file: WriteFile) -> None:
+    path = write_file('w.xml', '<raisim version="1.0"><timeStep value="nan"/></raisim>')
+    assert error_of(path) == f'{path}:1: value="nan" is not a finite number'
+
+
+def test_webots_infinite_number(write_file: WriteFile) -> None:
+    path = write_file('w.wbt', '#VRML_SIM R2023b utf8\nWorldInfo {\n basicTimeStep 1e999 }\n')
+    assert error_of(path) == f'{path}:3: number 1e999 is not finite'
+
+
+def test_negative_mass(write_file: WriteFile) -> None:
+    path = write_file('r.urdf', '<robot name="r"><link name="a"><inertial><mass value="-2"/>'
+                      '<inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>'
+                      '</link></robot>')
+    assert "link 'a' has mass -2 kg; masses must not be negative" in error_of(path)
+
+
+# -- hangs ----------------------------------------------------------------------------------------
+
+def test_huge_power_in_raisim_math_fails_at_once(write_file: WriteFile) -> None:
+    path = write_file('w.xml', '<raisim version="1.0"><objects><sphere name="s" '
+                      'mass="{((9**1000)**1000)**1000}"><dim radius="0.1"/></sphere></objects>'
+                      '</raisim>')
+    started = time.monotonic()
+    assert 'mass: cannot evaluate {((9**1000)**1000)**1000}' in error_of(path)
+    assert time.monotonic() - started < 5.0  # computed as an integer it never ended
+
+
+def test_unclosed_webots_template(write_file: WriteFile) -> None:
+    body = 'Solid { name "%<" }\n' * 1000
+    path = write_file('t.wbt', '#VRML_SIM R2023b utf8\n' + body + 'Solid { %< \n')
+    assert error_of(path) == f'{path}:1002: template block %< is never closed'

@@ -1,0 +1,138 @@
+"""Each resource limit of ``formats/limits.py``: a scene over it is one SceneLoadError that names
+the limit and the environment variable raising it; raising it lets the scene through."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scene_sim_ros.errors import SceneLoadError
+from scene_sim_ros.formats import limits, load_scene
+from scene_sim_ros.formats.validate import validate
+from scene_sim_ros.scene import Collision, Entity, Link, Mesh, Scene
+
+WriteFile = Callable[[str, str], Path]
+BOX = '<BoxGeometry width="1" height="1" depth="1"/>'
+
+
+def refused(path: Path, limit: str, where: Path | None = None) -> str:
+    """The message of loading ``path``, checked to name ``limit`` and the file ``where``."""
+    with pytest.raises(SceneLoadError) as info:
+        load_scene(path)
+    message = str(info.value)
+    assert f'over the limit {limit} = ' in message, message
+    assert limits.env_name(limit) in message
+    assert message.startswith(str(where or path))
+    return message
+
+
+def test_file_size_is_checked_before_reading(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / 'huge.wbt'
+    with path.open('wb') as stream:
+        stream.truncate(int(limits.current().max_file_mb * 1024 * 1024) + 1)
+    read: list[Path] = []
+
+    def read_bytes(self: Path) -> bytes:
+        read.append(self)
+        return b''
+
+    monkeypatch.setattr(Path, 'read_bytes', read_bytes)
+    assert 'file is 64.0 MiB' in refused(path, 'max_file_mb')
+    assert not read
+
+
+def test_file_size_limit_is_raised_by_environment(write_file: WriteFile, monkeypatch) -> None:
+    path = write_file('small.urdf', '<robot name="r"><link name="a"/></robot>')
+    monkeypatch.setenv(limits.env_name('max_file_mb'), '0.00001')
+    refused(path, 'max_file_mb')
+    monkeypatch.setenv(limits.env_name('max_file_mb'), '1')
+    assert load_scene(path).entities[0].name == 'r'
+
+
+def test_simrobot_ref_doubling_is_refused_before_expanding(write_file: WriteFile) -> None:
+    definitions = [f'<Compound name="c0">{BOX}</Compound>'] + [
+        f'<Compound name="c{i}"><Compound ref="c{i - 1}"/><Compound ref="c{i - 1}"/></Compound>'
+        for i in range(1, 40)]
+    path = write_file('bomb.ros2', '<Simulation>' + '\n'.join(definitions)
+                      + '\n<Scene name="s"><Compound ref="c39"/></Scene></Simulation>')
+    assert 'expands to 1649267441664 elements' in refused(path, 'max_elements')
+
+
+def test_webots_use_doubling_is_refused(write_file: WriteFile) -> None:
+    lines = ['#VRML_SIM R2023b utf8',
+             'DEF N0 Transform { children [ Shape { geometry Box { size 1 1 1 } } ] }']
+    lines += [f'DEF N{i} Transform {{ children [ USE N{i - 1} USE N{i - 1} ] }}'
+              for i in range(1, 40)]
+    refused(write_file('bomb.wbt', '\n'.join(lines) + '\n'), 'max_elements')
+
+
+def test_raisim_array_of_a_billion_is_refused(write_file: WriteFile) -> None:
+    path = write_file('bomb.xml', '<raisim version="1.0"><objects><array idx="@@i" start="0" '
+                      'end="1000000000" increment="1"><sphere name="s@@i" mass="1">'
+                      '<dim radius="0.1"/></sphere></array></objects></raisim>')
+    assert '<array> copies' in refused(path, 'max_elements')
+
+
+def test_include_depth(write_file: WriteFile) -> None:
+    for i in range(5):
+        write_file(f'i{i}.rsi2', f'<Simulation><Include href="i{i + 1}.rsi2"/></Simulation>')
+    write_file('i5.rsi2', f'<Simulation><Compound name="c">{BOX}</Compound></Simulation>')
+    path = write_file('deep.ros2', '<Simulation><Include href="i0.rsi2"/>'
+                      '<Scene name="s"><Compound ref="c"/></Scene></Simulation>')
+    with limits.override(max_include_depth=3):
+        message = refused(path, 'max_include_depth', path.parent / 'i2.rsi2')
+    assert 'i2.rsi2:1: includes nest 4 deep' in message
+    assert load_scene(path).entities
+
+
+def test_magnitude_of_a_mass(write_file: WriteFile) -> None:
+    path = write_file('heavy.urdf', '<robot name="r"><link name="a"><inertial>'
+                      '<mass value="1e308"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" '
+                      'iyz="0"/></inertial></link></robot>')
+    assert "link 'a' inertial mass is 1e+308" in refused(path, 'max_magnitude')
+
+
+def test_time_step_range(write_file: WriteFile) -> None:
+    path = write_file('slow.xml', '<raisim version="1.0"><timeStep value="5"/></raisim>')
+    assert 'time step is 5 s' in refused(path, 'max_time_step')
+    zero = write_file('zero.xml', '<raisim version="1.0"><timeStep value="0"/></raisim>')
+    with pytest.raises(SceneLoadError, match='must be positive'):
+        load_scene(zero)
+
+
+def test_math_expression_cost(write_file: WriteFile) -> None:
+    terms = '+'.join(['1'] * 300)
+    path = write_file('math.xml', '<raisim version="1.0"><objects><sphere name="s" '
+                      f'mass="{{{terms}}}"><dim radius="0.1"/></sphere></objects></raisim>')
+    message = refused(path, 'max_math_nodes')
+    assert 'math.xml:1: mass: expression has 899 parts' in message
+
+
+def test_triangle_count() -> None:
+    mesh = Mesh(np.zeros((3, 3)), np.array([[0, 1, 2]] * 10))
+    scene = Scene('s', (Entity('e', 'object', (Link('a', collisions=(Collision(mesh),)),)),),
+                  source=Path('m.wbt'))
+    assert validate(scene) is scene
+    with limits.override(max_triangles=9), pytest.raises(SceneLoadError) as info:
+        validate(scene)
+    assert 'has 10 triangles, over the limit max_triangles = 9' in str(info.value)
+
+
+def test_scene_tree_levels(write_file: WriteFile) -> None:
+    write_file('a/b/meshes/box.stl', 'solid x\nendsolid x\n')
+    path = write_file('a/b/c/d/r.urdf', '<robot name="r"><link name="a"><visual><geometry>'
+                      '<mesh filename="../../meshes/box.stl"/></geometry></visual></link></robot>')
+    load_scene(path)
+    with limits.override(scene_tree_levels=1), \
+            pytest.raises(SceneLoadError, match='is outside the scene') as info:
+        load_scene(path)
+    assert 'SCENE_SIM_ROS_SCENE_TREE_LEVELS' in str(info.value)
+
+
+def test_limits_from_environment_must_be_numbers(monkeypatch) -> None:
+    monkeypatch.setenv(limits.env_name('max_elements'), 'lots')
+    with pytest.raises(SceneLoadError, match='SCENE_SIM_ROS_MAX_ELEMENTS'):
+        limits.current()
