@@ -74,6 +74,8 @@ class ShapeLibrary:
         key = (_shape_key(shape), texture)
         if key not in self._groups:
             levels = self._shape_levels(shape)
+            if levels is not None and texture is not None:
+                levels = levels[:1]  # simplified levels keep no texture coordinates
             self._groups[key] = None if levels is None else self._upload(levels, texture)
         return self._groups[key]
 

@@ -175,9 +175,7 @@ class GlRenderer:
             if use_texture:
                 shape.texture.use(0)
             if use_texture != textured:
-                program_textured = self.program['textured']
-                program_textured.value = use_texture
-                textured = use_texture
+                self.program['textured'].value = textured = use_texture
             shape.vaos[k].render(instances=int(end - start))
             self.triangles_drawn += len(shape.levels[k].triangles.indices) * int(end - start)
 
