@@ -10,8 +10,8 @@ the next step boundary.
 from __future__ import annotations
 
 import array
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from sensor_msgs.msg import JointState
@@ -31,17 +31,16 @@ from .commands import (
     trajectory,
 )
 from .conversions import joint_state_message, set_stamp, stamp_seconds
+from .host import NodeHost
 from .mobile_base import MobileBase, is_mobile
 from .names import ros_name, sensor_groups
 from .tf import EntityFrames
 
-if TYPE_CHECKING:
-    from .node import SimNode
 
 class EntityBridge:
     """Publishers, subscriptions and adapters of one entity (robots get all, objects none)."""
 
-    def __init__(self, node: SimNode, entity: Entity):
+    def __init__(self, node: NodeHost, entity: Entity):
         self.node = node
         self.entity = entity
         self.name = entity.name
@@ -64,7 +63,7 @@ class EntityBridge:
             self._create_joint_interfaces()
             self._create_adapters()
             if is_mobile(entity):
-                self.mobile_base = MobileBase(self)
+                self.mobile_base = MobileBase(node, entity, self.topic)
 
     @property
     def frames(self) -> EntityFrames | None:
@@ -260,14 +259,4 @@ class EntityBridge:
         self.node.stepper.submit(begin, want_result=False)
 
 
-def check_controller_joints(entity: Entity, controller: str, joints: Iterable[str]) -> list[str]:
-    """The joints of a forward controller, checked against the entity's movable joints."""
-    movable = {j.name for j in entity.movable_joints}
-    chosen = list(joints)
-    unknown = [j for j in chosen if j not in movable]
-    if unknown:
-        raise ValueError(f'controller {controller!r} of {entity.name!r}: unknown joints {unknown}')
-    return chosen
-
-
-__all__ = ['EntityBridge', 'check_controller_joints', 'ros_name']
+__all__ = ['EntityBridge', 'ros_name']

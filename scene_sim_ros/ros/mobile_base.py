@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from geometry_msgs.msg import Twist, TwistStamped
@@ -40,10 +40,8 @@ from ..sim.mobile_base import (
 from . import qos
 from .adapters.base import release_endpoints
 from .conversions import set_stamp, stamp_seconds
+from .host import NodeHost
 from .names import ros_name
-
-if TYPE_CHECKING:
-    from .bridge import EntityBridge
 
 DRIVES = ('auto', 'diff_drive', 'holonomic', 'none')
 
@@ -144,12 +142,12 @@ def _covariance(position: float, heading: float) -> np.ndarray:
 class MobileBase:
     """Odometry and (when it has a drive) cmd_vel of one free-moving robot."""
 
-    def __init__(self, bridge: EntityBridge):
-        node = self.node = bridge.node
-        entity = self.entity = bridge.entity
-        self.bridge = bridge
+    def __init__(self, node: NodeHost, entity: Entity, topic: str):
+        """``topic``: the entity's topic base (``robot1``); odom and cmd_vel go under it."""
+        self.node = node
+        self.entity = entity
         self.name = entity.name
-        self.topic = bridge.topic
+        self.topic = topic
         prefix = f'mobile_bases.{ros_name(entity.name)}'
 
         def entity_value(key: str) -> Any:

@@ -10,16 +10,14 @@ messages as ``<entity>/joint_states``. The per-entity topics stay as they are.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rcl_interfaces.msg import ParameterDescriptor
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
 from . import qos
-
-if TYPE_CHECKING:
-    from .node import SimNode
+from .bridged_node import BridgedNode
 
 PARAMETER = 'robot_description_entity'
 
@@ -54,7 +52,7 @@ class _Tee:
         return getattr(self.first, name)
 
 
-def publish_robot_description(node: SimNode) -> str | None:
+def publish_robot_description(node: BridgedNode) -> str | None:
     """Declare the parameter, publish ``robot_description`` and tee ``joint_states`` of the
     chosen robot; returns its name (None: none chosen, logged)."""
     if not node.has_parameter(PARAMETER):

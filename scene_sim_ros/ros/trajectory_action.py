@@ -31,6 +31,7 @@ from rclpy.task import Future
 
 from . import qos
 from .conversions import set_stamp, stamp_seconds
+from .host import NodeHost
 from .names import TRAJECTORY_CONTROLLER
 from .trajectory_goal import (
     INVALID_GOAL,
@@ -52,7 +53,6 @@ except ImportError as err:  # not installed: no action servers (attach() says so
 
 if TYPE_CHECKING:
     from .bridge import EntityBridge
-    from .node import SimNode
 
 CONTROLLER = TRAJECTORY_CONTROLLER
 ACTION = 'follow_joint_trajectory'
@@ -79,7 +79,7 @@ class _Running:
 class FollowJointTrajectoryServer:
     """The action server and state topic of one robot."""
 
-    def __init__(self, node: SimNode, bridge: EntityBridge):
+    def __init__(self, node: NodeHost, bridge: EntityBridge):
         self.node = node
         self.bridge = bridge
         self.joints = list(bridge.joint_names)
@@ -95,7 +95,7 @@ class FollowJointTrajectoryServer:
         self.state_publisher = node.create_publisher(
             JointTrajectoryControllerState, f'{self.prefix}/controller_state', qos.COMMAND)
         self.server = ActionServer(
-            node, FollowJointTrajectory, f'{self.prefix}/{ACTION}',
+            node.ros_node, FollowJointTrajectory, f'{self.prefix}/{ACTION}',
             execute_callback=self._execute,
             goal_callback=lambda request: GoalResponse.ACCEPT,
             cancel_callback=self._on_cancel)
@@ -305,39 +305,42 @@ def _end(transition: Any) -> None:
         pass
 
 
-# --- node hooks ----------------------------------------------------------------------------------
+# --- the node's servers ----------------------------------------------------------------------------
 
-def _servers(node: SimNode) -> dict[str, FollowJointTrajectoryServer]:
-    servers = getattr(node, '_trajectory_action_servers', None)
-    if servers is None:
-        servers = node._trajectory_action_servers = {}  # noqa: SLF001 - our own attribute
+class TrajectoryActions:
+    """The action servers of a node's robots: :meth:`attach` where a bridge is created,
+    :meth:`detach` where it is removed (both on the physics thread once the node runs)."""
 
-        def before_step(t: float) -> None:
-            for server in list(servers.values()):
-                server.before_step(t)
-        node.stepper.add_before_step(before_step)
-    return servers
+    def __init__(self, node: NodeHost):
+        self.node = node
+        self.servers: dict[str, FollowJointTrajectoryServer] = {}
+        self._warned = False
+        self._hooked = False
 
+    def attach(self, bridge: EntityBridge) -> FollowJointTrajectoryServer | None:
+        """The action server of ``bridge``'s robot (None for objects and robots without
+        movable joints)."""
+        if not bridge.is_robot or not bridge.joint_names:
+            return None
+        if FollowJointTrajectory is None:
+            if not self._warned:
+                self._warned = True
+                self.node.get_logger().warning(
+                    f'no {CONTROLLER}/{ACTION} action servers: {_MISSING}')
+            return None
+        if not self._hooked:
+            self._hooked = True
+            self.node.stepper.add_before_step(self._before_step)
+        self.detach(bridge.name)
+        server = FollowJointTrajectoryServer(self.node, bridge)
+        self.servers[bridge.name] = server
+        return server
 
-def attach(node: SimNode, bridge: EntityBridge) -> FollowJointTrajectoryServer | None:
-    """The action server of ``bridge``'s robot (None for objects and robots without movable
-    joints). Call it where the bridge is created; :func:`detach` where it is removed."""
-    if not bridge.is_robot or not bridge.joint_names:
-        return None
-    if FollowJointTrajectory is None:
-        if not getattr(node, '_trajectory_action_warned', False):
-            node._trajectory_action_warned = True  # noqa: SLF001 - our own attribute
-            node.get_logger().warning(f'no {CONTROLLER}/{ACTION} action servers: {_MISSING}')
-        return None
-    servers = _servers(node)
-    detach(node, bridge.name)
-    server = FollowJointTrajectoryServer(node, bridge)
-    servers[bridge.name] = server
-    return server
+    def detach(self, name: str) -> None:
+        server = self.servers.pop(name, None)
+        if server is not None:
+            server.destroy()
 
-
-def detach(node: SimNode, name: str) -> None:
-    servers = getattr(node, '_trajectory_action_servers', None) or {}
-    server = servers.pop(name, None)
-    if server is not None:
-        server.destroy()
+    def _before_step(self, t: float) -> None:
+        for server in list(self.servers.values()):
+            server.before_step(t)

@@ -17,7 +17,7 @@ from rclpy.parameter import Parameter  # noqa: E402
 
 from scene_sim_ros import Simulation, load_scene  # noqa: E402
 from scene_sim_ros.ros.mobile_base import GLOBAL_PARAMETERS, MobileBase  # noqa: E402
-from scene_sim_ros.ros.node import RateLimiter  # noqa: E402
+from scene_sim_ros.ros.rate import RateLimiter  # noqa: E402
 from scene_sim_ros.ros.tf import FrameNames  # noqa: E402
 
 SCENE = Path(__file__).resolve().parents[2] / 'scene_sim_ros' / 'data' / 'scenes' / 'default.ros2'
@@ -71,7 +71,7 @@ def sim():
 
 def base_for(node, name):
     entity = load_scene(SCENE).entity(name)
-    return MobileBase(SimpleNamespace(node=node, entity=entity, topic=name))
+    return MobileBase(node, entity, name)
 
 
 def run(node, base, steps):

@@ -21,15 +21,11 @@ def init(node: Any) -> None:
         node.get_logger().error(f'no supervisor services: {err}')
         return
     supervisor = Supervisor(node)
-    supervisor.action = SimulateStepsServer(supervisor)
-    supervisor.extras = Extras(supervisor)
-    setattr(node, _ATTRIBUTE, supervisor)
+    action = SimulateStepsServer(supervisor)
+    extras = Extras(supervisor)
+    setattr(node, _ATTRIBUTE, (extras, action, supervisor))  # taken down in this order
 
 
 def shutdown(node: Any) -> None:
-    supervisor = getattr(node, _ATTRIBUTE, None)
-    if supervisor is None:
-        return
-    supervisor.extras.destroy()
-    supervisor.action.destroy()
-    supervisor.destroy()
+    for part in getattr(node, _ATTRIBUTE, ()):
+        part.destroy()

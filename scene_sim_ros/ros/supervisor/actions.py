@@ -19,7 +19,7 @@ class SimulateStepsServer:
     def __init__(self, supervisor: Supervisor):
         self.supervisor = supervisor
         self.server = ActionServer(
-            supervisor.node, SimulateSteps, 'simulate_steps', execute_callback=self.execute,
+            supervisor.node.ros_node, SimulateSteps, 'simulate_steps', execute_callback=self.execute,
             goal_callback=lambda goal: GoalResponse.ACCEPT,
             cancel_callback=lambda goal_handle: CancelResponse.ACCEPT,
             callback_group=supervisor.callback_group)

@@ -27,15 +27,13 @@ from simulation_interfaces.srv import SetEntityState, SetSimulationState, SpawnE
 from ...errors import SceneLoadError
 from ...scene import Entity, Pose
 from ...scene.transforms import quat, vec3
+from ..bridged_node import BridgedNode
 from . import compat, features, logic
 from .catalog import STANDARD_SERVICES
 from .logic import State, SupervisorError
 
 if TYPE_CHECKING:
     from ...sim.simulation import ResetScope
-    from ..node import SimNode
-    from .actions import SimulateStepsServer
-    from .extras import Extras
 
 CATEGORIES = {
     'robot': EntityCategory.CATEGORY_ROBOT,
@@ -69,11 +67,7 @@ def _handler(method: Callable[..., Any]) -> Callable[..., Any]:
 class Supervisor:
     """The standard services of one node; ``extras`` and ``actions`` add the rest."""
 
-    # set by supervisor.init() once the supervisor exists
-    action: SimulateStepsServer
-    extras: Extras
-
-    def __init__(self, node: SimNode):
+    def __init__(self, node: BridgedNode):
         self.node = node
         self.sim = node.sim
         self.stepper = node.stepper
@@ -156,9 +150,7 @@ class Supervisor:
 
     def refresh_tf(self) -> None:
         """Publish /tf now (physics thread): a teleport while paused shows at once."""
-        publish = getattr(self.node, '_publish_tf', None)
-        if publish is not None:
-            publish(self.stepper.time, None)  # re-read the joints: a teleport changed them
+        self.node.publish_tf(self.stepper.time, None)  # re-read the joints: a teleport moved them
 
     # --- simulation state -------------------------------------------------------------------
 

@@ -1,0 +1,32 @@
+"""The node as the robot description and the supervisor use it (a Protocol, see :mod:`.host`)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ..scene import Entity, Scene
+from .bridge import EntityBridge
+from .host import NodeHost
+from .tf import StaticTransforms
+
+
+class BridgedNode(NodeHost, Protocol):
+    """The node as the robot description and the supervisor use it: the scene's entities and
+    their bridges, adding and removing them, TF."""
+
+    scene: Scene
+    static_tf: StaticTransforms
+    robot_description_publishers: tuple[Any, Any]
+
+    @property
+    def bridges(self) -> dict[str, EntityBridge]: ...
+
+    def add_entity(self, entity: Entity) -> EntityBridge: ...
+    def remove_entity(self, name: str) -> None: ...
+    def publish_tf(self, t: float, step: int | None) -> None: ...
+    def declare_string_array(self, name: str, default: list[str], described: Any) -> None: ...
+
+    # rclpy's Node
+    def set_parameters(self, *args: Any, **kwargs: Any) -> Any: ...
+    def create_service(self, *args: Any, **kwargs: Any) -> Any: ...
+    def destroy_service(self, *args: Any, **kwargs: Any) -> Any: ...

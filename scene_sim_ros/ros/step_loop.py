@@ -1,0 +1,104 @@
+"""The node's side of every physics step (physics thread): the bridges' ``before_step``, then
+after the step ``/clock``, every bridge's ``step`` (joint states, sensors, odometry) and ``/tf``
+at ``tf_rate``, all stamped with the sim time of the step; while paused ``/clock`` again and,
+every :data:`PAUSED_STATE_PERIOD`, TF and joint states."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+from rclpy.node import Node
+from rosgraph_msgs.msg import Clock
+
+from . import qos
+from .bridge import EntityBridge
+from .conversions import set_stamp
+from .names import shared_topic
+from .publishing import Publishing
+from .rate import RateLimiter
+from .tf import DynamicTransforms
+
+PAUSED_STATE_PERIOD = 1.0
+"""Wall seconds between two publications of TF and joint states while paused (visualisers then
+show the frozen world; /clock is repeated more often, see stepper.PAUSED_PERIOD)."""
+
+
+class StepLoop:
+    """``before_step``, ``after_step`` and ``while_paused`` of the :class:`~.stepper.Stepper`.
+    ``bridges`` is the list of entity bridges, replaced (never changed) when entities come and
+    go."""
+
+    def __init__(self, node: Node, sim: Any, publishing: Publishing, *, isolated: bool,
+                 tf_rate: float):
+        self._node = node
+        self._sim = sim
+        self._publishing = publishing
+        self.bridges: list[EntityBridge] = []
+        self._by_name: dict[str, EntityBridge] = {}
+        self._steps = 0  # never repeats, also across a supervisor reset
+        self._last_paused_state = -1e9
+        self.clock_publisher = node.create_publisher(
+            Clock, shared_topic('/clock', isolated), qos.CLOCK)
+        self._clock_msg = Clock()
+        self.dynamic_tf = DynamicTransforms(node, shared_topic('/tf', isolated))
+        self._tf_rate = RateLimiter(tf_rate, sim.step_length)
+
+    def set_bridges(self, bridges: dict[str, EntityBridge]) -> None:
+        self.bridges = list(bridges.values())
+        self._by_name = dict(bridges)
+
+    def before_step(self, t: float) -> None:
+        for bridge in self.bridges:
+            if bridge.wants_before_step:
+                bridge.before_step(t)
+
+    def after_step(self, t: float) -> None:
+        self._publish_clock(t)
+        self._steps += 1
+        step = self._steps
+        for bridge in self.bridges:
+            bridge.step(t, step)
+        if self._tf_rate.due(t):
+            self.publish_tf(t, step)
+
+    def while_paused(self, t: float) -> None:
+        """Paused: repeat /clock, and now and then TF and joint states, so that RViz and other
+        late joiners see the frozen world."""
+        self._publish_clock(t)
+        now = time.monotonic()
+        if now - self._last_paused_state < PAUSED_STATE_PERIOD:
+            return
+        self._last_paused_state = now
+        for bridge in self.bridges:
+            bridge.publish_joint_states(t, None)
+        self.publish_tf(t, None)
+
+    def _publish_clock(self, t: float) -> None:
+        set_stamp(self._clock_msg.clock, t)
+        self._publishing.publish(self.clock_publisher, self._clock_msg)
+        source = self._node._time_source  # noqa: SLF001 - the node is its own clock source
+        if source.ros_time_is_active:
+            source.clock_callback(self._clock_msg)  # this node's own ROS time
+
+    def publish_tf(self, t: float, step: int | None) -> None:
+        """``step``: the step whose joint samples can be reused; None reads the joints now."""
+        frames = self.dynamic_tf.frames
+        if not frames:
+            return
+        sim = self._sim
+        poses = []
+        positions = []
+        for f in frames:
+            poses.append(sim.get_pose(f.entity.name))
+            if f.moving_joints:
+                bridge = self._by_name[f.entity.name]
+                bridge.sample_joints(step)
+                positions.append(bridge.positions)
+        joint_positions = np.concatenate(positions) if positions else np.zeros(0)
+        try:
+            self.dynamic_tf.publish(t, poses, joint_positions)
+        except Exception as err:  # noqa: BLE001 - RCLError, or the context shutting down
+            if self._node.context.ok():
+                self._publishing.count_publish_error('/tf', err)
