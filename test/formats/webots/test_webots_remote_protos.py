@@ -12,124 +12,20 @@ import pytest
 
 from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.formats.webots import load
-from scene_sim_ros.images import encode_png
-from support.file_server import FileServer
-
-CUBE_OBJ = ''.join(f'v {x} {y} {z}\n' for x in (-.1, .1) for y in (-.1, .1) for z in (-.1, .1)) + \
-    'f 1 2 4\nf 1 4 3\nf 5 7 8\nf 5 8 6\nf 1 5 6\nf 1 6 2\nf 3 4 8\nf 3 8 7\nf 1 3 7\nf 1 7 5\n' \
-    'f 2 6 8\nf 2 8 4\n'
-TETRA_STL = """solid t
-facet normal 0 0 1
- outer loop
-  vertex 0 0 0
-  vertex 0.05 0 0
-  vertex 0 0.05 0
- endloop
-endfacet
-facet normal 0 0 1
- outer loop
-  vertex 0 0 0
-  vertex 0 0.05 0
-  vertex 0 0 0.05
- endloop
-endfacet
-endsolid t
-"""
-
-ROVER = """#VRML_SIM R2023b utf8
-# template language: javascript
-EXTERNPROTO "Wheel.proto"
-EXTERNPROTO "{url}/parts/protos/Scanner.proto"
-PROTO Rover [
-  field SFVec3f translation 0 0 0
-  field SFString name "rover"
-  field SFFloat wheelRadius 0.05
-  field MFString bodyMesh "../meshes/body.obj"
-  field SFString controller "<none>"
-]
-{
-  %< const radius = fields.wheelRadius.value * 2; >%
-  Robot {
-    translation IS translation
-    name IS name
-    controller IS controller
-    children [
-      Shape {
-        appearance PBRAppearance { baseColorMap ImageTexture { url "textures/skin.png" } }
-        geometry Mesh { url IS bodyMesh }
-      }
-      Wheel { radius %<= radius >% }
-      Scanner { }
-    ]
-    boundingObject Mesh { url "../meshes/body.obj" }
-    physics Physics { mass 1 }
-  }
-}
-"""
-WHEEL = """#VRML_SIM R2023b utf8
-PROTO Wheel [ field SFFloat radius 0.04 ]
-{
-  HingeJoint {
-    jointParameters HingeJointParameters { axis 0 1 0 }
-    device [ RotationalMotor { name "wheel motor" } ]
-    endPoint Solid {
-      name "wheel"
-      children [ Shape { geometry DEF W Cylinder { radius IS radius height 0.02 } } ]
-      boundingObject USE W
-      physics Physics { mass 0.1 }
-    }
-  }
-}
-"""
-SCANNER = """#VRML_SIM R2023b utf8
-PROTO Scanner [ ]
-{
-  Lidar {
-    name "scanner"
-    horizontalResolution 64
-    fieldOfView 3.14
-    numberOfLayers 1
-    maxRange 5
-    children [ Shape { geometry Mesh { url "../meshes/scanner.stl" } } ]
-  }
-}
-"""
-WORLD = """#VRML_SIM R2023b utf8
-EXTERNPROTO "{url}/lib/protos/Rover.proto"
-WorldInfo {{ basicTimeStep 16 }}
-Rover {{ name "r1" controller "<extern>" }}
-Rover {{ name "r2" translation 1 0 0 bodyMesh "../meshes/mine.obj" }}
-"""
-
-
-def _write(path: Path, content: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    else:
-        path.write_text(content, encoding='utf-8')
-    return path
+from support.webots_tree import CUBE_OBJ, serve_rover_tree, write, write_rover_world
 
 
 @pytest.fixture
 def server(tmp_path):
     """The PROTO tree, served from localhost; stopped at the end of the test."""
-    root = tmp_path / 'srv'
-    served = FileServer(root)
-    _write(root / 'lib/protos/Rover.proto', ROVER.replace('{url}', served.url))
-    _write(root / 'lib/protos/Wheel.proto', WHEEL)
-    _write(root / 'lib/protos/textures/skin.png', encode_png(np.full((4, 4, 3), 200, np.uint8)))
-    _write(root / 'lib/meshes/body.obj', CUBE_OBJ)
-    _write(root / 'parts/protos/Scanner.proto', SCANNER)
-    _write(root / 'parts/meshes/scanner.stl', TETRA_STL)
+    served = serve_rover_tree(tmp_path / 'srv')
     yield served
     served.stop()
 
 
 @pytest.fixture
 def world(tmp_path, server):
-    _write(tmp_path / 'project/meshes/mine.obj', CUBE_OBJ.replace('.1', '.3'))
-    return _write(tmp_path / 'project/worlds/rover.wbt', WORLD.format(url=server.url))
+    return write_rover_world(tmp_path / 'project', server.url)
 
 
 def _parameters(tmp_path: Path, download: bool = True, **extra: str) -> dict[str, str]:
@@ -247,10 +143,10 @@ PROTO AcmeSensor [ ]
 @pytest.fixture
 def webots_home(tmp_path, monkeypatch):
     home = tmp_path / 'webots'
-    _write(home / 'resources/version.txt', 'R2023b\n')
-    _write(home / 'projects/robots/acme/protos/AcmeBot.proto', FAKE_ROBOT)
-    _write(home / 'projects/robots/acme/meshes/hull.obj', CUBE_OBJ)
-    _write(home / 'projects/devices/acme/protos/AcmeSensor.proto', FAKE_SENSOR)
+    write(home / 'resources/version.txt', 'R2023b\n')
+    write(home / 'projects/robots/acme/protos/AcmeBot.proto', FAKE_ROBOT)
+    write(home / 'projects/robots/acme/meshes/hull.obj', CUBE_OBJ)
+    write(home / 'projects/devices/acme/protos/AcmeSensor.proto', FAKE_SENSOR)
     monkeypatch.delenv('SCENE_SIM_ROS_WEBOTS_HOME', raising=False)
     monkeypatch.setenv('WEBOTS_HOME', str(home))
     return home
@@ -261,7 +157,7 @@ def webots_home(tmp_path, monkeypatch):
     'https://raw.githubusercontent.com/cyberbotics/webots/R2023b/projects/robots/acme/protos/'
     'AcmeBot.proto'])
 def test_webots_urls_map_onto_the_installation(tmp_path, webots_home, url):
-    world = _write(tmp_path / 'w/worlds/a.wbt', f'#VRML_SIM R2023b utf8\nEXTERNPROTO "{url}"\n'
+    world = write(tmp_path / 'w/worlds/a.wbt', f'#VRML_SIM R2023b utf8\nEXTERNPROTO "{url}"\n'
                    'AcmeBot { }\n')
     scene = load(world, parameters=_parameters(tmp_path, download=False))
     robot = scene.entity('acme')
@@ -277,7 +173,7 @@ def test_webots_urls_map_onto_the_installation(tmp_path, webots_home, url):
 def test_another_webots_version_than_installed_is_a_warning(tmp_path, webots_home):
     url = ('https://raw.githubusercontent.com/cyberbotics/webots/develop/projects/robots/acme/'
            'protos/AcmeBot.proto')
-    world = _write(tmp_path / 'w/worlds/a.wbt', f'#VRML_SIM R2025a utf8\nEXTERNPROTO "{url}"\n'
+    world = write(tmp_path / 'w/worlds/a.wbt', f'#VRML_SIM R2025a utf8\nEXTERNPROTO "{url}"\n'
                    'AcmeBot { }\n')
     scene = load(world, parameters=_parameters(tmp_path, download=False))
     assert scene.entity('acme')
@@ -286,9 +182,9 @@ def test_another_webots_version_than_installed_is_a_warning(tmp_path, webots_hom
 
 
 def test_externproto_outside_the_worlds_tree_is_refused_without_showing_it(tmp_path):
-    secret = _write(tmp_path / 'elsewhere/Secret.proto', 'PROTO Secret [ ] { Solid { } }\n'
+    secret = write(tmp_path / 'elsewhere/Secret.proto', 'PROTO Secret [ ] { Solid { } }\n'
                     '# top secret content\n')
-    world = _write(tmp_path / 'a/b/worlds/w.wbt',
+    world = write(tmp_path / 'a/b/worlds/w.wbt',
                    f'#VRML_SIM R2023b utf8\nEXTERNPROTO "{secret}"\nSecret {{ }}\n')
     with pytest.raises(SceneLoadError) as err:
         load(world, parameters=_parameters(tmp_path, download=False))
@@ -302,8 +198,8 @@ def test_externproto_outside_the_worlds_tree_is_refused_without_showing_it(tmp_p
 
 
 def test_mesh_outside_the_worlds_tree_is_a_warning_and_left_out(tmp_path):
-    _write(tmp_path / 'elsewhere/m.obj', CUBE_OBJ)
-    world = _write(tmp_path / 'a/b/worlds/w.wbt', '#VRML_SIM R2023b utf8\nSolid { children [ '
+    write(tmp_path / 'elsewhere/m.obj', CUBE_OBJ)
+    world = write(tmp_path / 'a/b/worlds/w.wbt', '#VRML_SIM R2023b utf8\nSolid { children [ '
                    f'Shape {{ geometry Mesh {{ url "{tmp_path}/elsewhere/m.obj" }} }} ] }}\n')
     scene = load(world, parameters=_parameters(tmp_path, download=False))
     assert any("outside the world's tree" in w for w in scene.warnings)
@@ -311,11 +207,11 @@ def test_mesh_outside_the_worlds_tree_is_a_warning_and_left_out(tmp_path):
 
 
 def test_a_remote_proto_may_not_name_a_local_file(tmp_path, server):
-    _write(tmp_path / 'srv/evil/protos/Evil.proto',
+    write(tmp_path / 'srv/evil/protos/Evil.proto',
            f'#VRML_SIM R2023b utf8\nEXTERNPROTO "{tmp_path}/project/protos/Mine.proto"\n'
            'PROTO Evil [ ] { Robot { children [ Mine { } ] } }\n')
-    _write(tmp_path / 'project/protos/Mine.proto', 'PROTO Mine [ ] { Solid { } }\n')
-    world = _write(tmp_path / 'project/worlds/w.wbt', '#VRML_SIM R2023b utf8\n'
+    write(tmp_path / 'project/protos/Mine.proto', 'PROTO Mine [ ] { Solid { } }\n')
+    world = write(tmp_path / 'project/worlds/w.wbt', '#VRML_SIM R2023b utf8\n'
                    f'EXTERNPROTO "{server.url}/evil/protos/Evil.proto"\nEvil {{ }}\n')
     with pytest.raises(SceneLoadError) as err:
         load(world, parameters=_parameters(tmp_path))
@@ -323,8 +219,8 @@ def test_a_remote_proto_may_not_name_a_local_file(tmp_path, server):
 
 
 def test_unreadable_mesh_is_one_warning_naming_it(tmp_path):
-    _write(tmp_path / 'w/meshes/broken.stl', 'solid nothing here\n')
-    world = _write(tmp_path / 'w/worlds/w.wbt', '#VRML_SIM R2023b utf8\nSolid { children [ '
+    write(tmp_path / 'w/meshes/broken.stl', 'solid nothing here\n')
+    world = write(tmp_path / 'w/worlds/w.wbt', '#VRML_SIM R2023b utf8\nSolid { children [ '
                    'Shape { geometry Mesh { url "../meshes/broken.stl" } } ] }\n')
     scene = load(world, parameters=_parameters(tmp_path, download=False))
     (warning,) = [w for w in scene.warnings if 'broken.stl' in w]
@@ -361,7 +257,7 @@ def test_fetch_with_an_installation_fills_the_cache_for_a_machine_without(
     from scene_sim_ros.cli import main
     url = ('https://raw.githubusercontent.com/cyberbotics/webots/R2023b/projects/robots/acme/'
            'protos/AcmeBot.proto')
-    world = _write(tmp_path / 'w/worlds/a.wbt', f'#VRML_SIM R2023b utf8\nEXTERNPROTO "{url}"\n'
+    world = write(tmp_path / 'w/worlds/a.wbt', f'#VRML_SIM R2023b utf8\nEXTERNPROTO "{url}"\n'
                    'AcmeBot { }\n')
     cache = f'webots.cache_dir={tmp_path / "cache"}'
     assert main(['fetch', str(world), '--param', cache]) == 0
@@ -374,8 +270,8 @@ def test_fetch_with_an_installation_fills_the_cache_for_a_machine_without(
 
 
 def test_transform_scale_scales_meshes_boxes_and_the_poses_inside(tmp_path):
-    _write(tmp_path / 'w/meshes/cube.obj', CUBE_OBJ)  # a 0.2 m cube around its origin
-    world = _write(tmp_path / 'w/worlds/w.wbt', """#VRML_SIM R2023b utf8
+    write(tmp_path / 'w/meshes/cube.obj', CUBE_OBJ)  # a 0.2 m cube around its origin
+    world = write(tmp_path / 'w/worlds/w.wbt', """#VRML_SIM R2023b utf8
 Solid {
   children [
     Transform {
@@ -404,15 +300,15 @@ def test_a_parsed_mesh_is_kept_by_content_and_reparsed_when_the_file_changes(tmp
                                                                               monkeypatch):
     from scene_sim_ros.formats import mesh_files
     monkeypatch.setenv('SCENE_SIM_ROS_CACHE_DIR', str(tmp_path / 'cache'))
-    first = _write(tmp_path / 'a/cube.obj', CUBE_OBJ)
-    copy = _write(tmp_path / 'b/cube.obj', CUBE_OBJ)
+    first = write(tmp_path / 'a/cube.obj', CUBE_OBJ)
+    copy = write(tmp_path / 'b/cube.obj', CUBE_OBJ)
     mesh = mesh_files.read_mesh_file(first)
     (stored,) = (tmp_path / 'cache/parsed-meshes').iterdir()
     parses = []
     monkeypatch.setattr(mesh_files, '_parse', lambda *a: parses.append(a) or mesh)
     assert mesh_files.read_mesh_file(copy) == mesh  # same bytes elsewhere: no parse
     assert parses == []
-    _write(copy, CUBE_OBJ.replace('.1', '.2'))
+    write(copy, CUBE_OBJ.replace('.1', '.2'))
     mesh_files.read_mesh_file(copy)
     assert len(parses) == 1  # new content: parsed again
     stored.write_bytes(b'half a file')  # a crashed writer's leftovers are parsed over
