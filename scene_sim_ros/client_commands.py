@@ -240,14 +240,21 @@ def add_client_commands(commands) -> None:
     _namespace(rec)
     _timeout(rec, 10.0)
 
-    bag = _command(commands, 'bag', 'inspect a recording (ros2 bag info)',
-                   'Topics, types, message counts, rates and duration of an MCAP recording '
-                   '(also one cut short by a kill: read up to its last complete chunk).',
-                   '  scene-sim-ros bag info run.mcap\n  scene-sim-ros bag info run.mcap --json')
-    bag_actions = bag.add_subparsers(dest='bag_command', metavar='info', required=True)
+    bag = _command(commands, 'bag', 'inspect a recording (ros2 bag info), repair a cut one',
+                   'info: topics, types, message counts, rates and duration of an MCAP recording '
+                   '(also one cut short by a kill or a full disk: read up to where it stops). '
+                   'recover: rewrite such a file with its index, summary and rosbag2 metadata, '
+                   'so that ros2 bag and rosbags open it (like mcap recover).',
+                   '  scene-sim-ros bag info run.mcap\n  scene-sim-ros bag info run.mcap --json\n'
+                   '  scene-sim-ros bag recover run.mcap')
+    bag_actions = bag.add_subparsers(dest='bag_command', metavar='info|recover', required=True)
     info = bag_actions.add_parser('info', help='summarise a recording')
     info.add_argument('file', metavar='FILE')
     info.add_argument('--json', action='store_true', help='one JSON object')
+    recover = bag_actions.add_parser('recover', help='make a cut recording complete')
+    recover.add_argument('file', metavar='FILE')
+    recover.add_argument('-o', '--output', default=None, metavar='OUT.mcap',
+                         help='write here (default: replace FILE once the new file is whole)')
 
 
 def run_client_command(args: argparse.Namespace) -> int:
@@ -301,6 +308,9 @@ def _dispatch(a: argparse.Namespace) -> int:  # noqa: C901 (one line per command
         return sv.set_pose(a.name, a.pose, frame=a.frame, namespace=ns, timeout=a.timeout)
     if a.command in ('record', 'bag'):
         from .ros.client import bag_tools
+        if a.command == 'bag' and a.bag_command == 'recover':
+            from .ros.client.bag_recover import bag_recover
+            return bag_recover(a.file, a.output)
         if a.command == 'bag':
             return bag_tools.bag_info(a.file, as_json=a.json)
         return bag_tools.record(a.file, a.topics, namespace=ns, node_name=a.node,

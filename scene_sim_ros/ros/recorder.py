@@ -5,14 +5,14 @@ is dropped and counted, the simulation never waits); a writer thread of its own 
 with the ``mcap`` library: profile ``ros2``, schemas ``ros2msg`` (the message definition with its
 dependencies), message encoding ``cdr``, log time = publish time = the sim time of the node, and
 at the end the ``rosbag2`` metadata record that ``ros2 bag info`` reads. Chunks of at most 1 MiB
-(or 1 s) go to the file as they fill, unbuffered: a kill or a full disk leaves a file that is
-readable up to its last complete chunk. ``max_size_mb`` ends the recording (not the simulation)
-once the file has grown that big.
+(or 1 s) go to the file as they fill, unbuffered: a kill or a full disk leaves a file without
+its summary that ``mcap`` and ``bag info`` read up to its last chunk and that ``scene-sim-ros
+bag recover`` (:mod:`.client.bag_recover`) makes complete for rosbag2 and rosbags.
+``max_size_mb`` ends the recording (not the simulation) once the file has grown that big.
 """
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
 import time
@@ -20,25 +20,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
+from . import bag_format as fmt
 from .tap import TopicInfo, topic_selector
 
 QUEUE_MESSAGES = 2000
 QUEUE_BYTES = 256 * 2**20
 CHUNK_BYTES = 2**20
 CHUNK_SECONDS = 1.0
-ROSBAG2_VERSION = 9
-
-_QOS_FOREVER = {'sec': 9223372036, 'nsec': 854775807}
-
-
-def qos_profiles(info: TopicInfo) -> list[dict[str, Any]]:
-    """The offered QoS in rosbag2's metadata form (enum values of rmw)."""
-    return [{'history': 1, 'depth': 1 if info.latched else 10,
-             'reliability': 1 if info.reliable else 2,
-             'durability': 1 if info.latched else 2,
-             'deadline': dict(_QOS_FOREVER), 'lifespan': dict(_QOS_FOREVER),
-             'liveliness': 1, 'liveliness_lease_duration': dict(_QOS_FOREVER),
-             'avoid_ros_namespace_conventions': False}]
 
 
 class _DirectFile:
@@ -91,6 +79,7 @@ class Recorder:
         self.max_bytes = int(max_size_mb * 2**20) if max_size_mb and max_size_mb > 0 else 0
         self.logger = logger
         self.dropped = 0
+        self.unwritten = 0  # after the file stopped (disk full, size limit)
         self.written = 0
         self.counts: dict[str, int] = {}
         self.failed: str | None = None
@@ -99,7 +88,7 @@ class Recorder:
         self._file = _DirectFile(self.path)
         self._writer = Writer(cast(Any, self._file), chunk_size=CHUNK_BYTES,
                               compression=CompressionType.NONE)
-        self._writer.start(profile='ros2', library='scene_sim_ros')
+        self._writer.start(profile=fmt.PROFILE, library='scene_sim_ros')
         self._schemas: dict[str, int] = {}
         self._channels: dict[str, int] = {}
         self._infos: dict[str, TopicInfo] = {}
@@ -149,15 +138,17 @@ class Recorder:
             if self.failed is not None:
                 if item[0] == 'msg':
                     self._queued_bytes -= len(item[3])
-                    self.dropped += 1
+                    self.unwritten += 1
                 continue
             try:
                 self._handle(item)
             except OSError as err:  # a full disk, a vanished folder: stop writing, keep the file
                 self.failed = f'{type(err).__name__}: {err}'
                 self._open = False
-                self._log('error', f'recording to {self.path} stopped: {self.failed}; the file '
-                          'is readable up to its last complete chunk')
+                self._log('error', f'recording to {self.path} stopped: {self.failed}; the '
+                          'simulation goes on. The file holds what was written up to then; '
+                          f'`scene-sim-ros bag recover {self.path}` (once there is room) makes '
+                          'it a complete bag')
 
     def _handle(self, item: tuple[Any, ...]) -> None:
         kind = item[0]
@@ -202,11 +193,11 @@ class Recorder:
         schema = self._schemas.get(info.type)
         if schema is None:
             schema = self._writer.register_schema(
-                name=info.type, encoding='ros2msg', data=info.definition.encode())
+                name=info.type, encoding=fmt.SCHEMA_ENCODING, data=info.definition.encode())
             self._schemas[info.type] = schema
         self._channels[info.topic] = self._writer.register_channel(
-            topic=info.topic, message_encoding='cdr', schema_id=schema,
-            metadata={'offered_qos_profiles': json.dumps(qos_profiles(info)),
+            topic=info.topic, message_encoding=fmt.MESSAGE_ENCODING, schema_id=schema,
+            metadata={'offered_qos_profiles': fmt.qos_text(_qos(info)),
                       'topic_type_hash': info.type_hash})
         self._infos[info.topic] = info
         self.counts[info.topic] = 0
@@ -221,8 +212,8 @@ class Recorder:
             self._thread.join()
         try:
             if self.failed is None or self.failed.startswith('record.max_size_mb'):
-                self._writer.add_metadata('rosbag2', {
-                    'serialized_metadata': json.dumps(self.bag_metadata())})
+                self._writer.add_metadata(fmt.METADATA_NAME,
+                                          fmt.metadata_record(self.bag_metadata()))
                 self._writer.finish()
         except OSError as err:
             self._log('error', f'could not finish {self.path}: {err}')
@@ -231,37 +222,29 @@ class Recorder:
         text = f'recorded {self.written} messages on {len(self.counts)} topics to {self.path}'
         if self.dropped:
             text += f'; {self.dropped} messages dropped (the writer could not keep up)'
-        self._log('warning' if self.dropped else 'info', text)
+        if self.failed is not None:
+            text += f'; stopped early ({self.failed}), {self.unwritten} messages after that not ' \
+                    'recorded'
+        self._log('warning' if self.dropped or self.failed else 'info', text)
 
     def bag_metadata(self) -> dict[str, Any]:
         """What rosbag2 writes into the ``rosbag2`` metadata record (and metadata.yaml)."""
-        duration = max(0, self._last - self._first)
-        return {
-            'version': ROSBAG2_VERSION,
-            'storage_identifier': 'mcap',
-            'relative_file_paths': [self.path.name],
-            'duration': {'nanoseconds': duration},
-            'starting_time': {'nanoseconds_since_epoch': self._first},
-            'message_count': self.written,
-            'topics_with_message_count': [
-                {'topic_metadata': {'name': info.topic, 'type': info.type,
-                                    'serialization_format': 'cdr',
-                                    'offered_qos_profiles': qos_profiles(info),
-                                    'type_description_hash': info.type_hash},
-                 'message_count': self.counts[topic]}
-                for topic, info in self._infos.items()],
-            'compression_format': '', 'compression_mode': '',
-            'files': [{'path': self.path.name,
-                       'starting_time': {'nanoseconds_since_epoch': self._first},
-                       'duration': {'nanoseconds': duration},
-                       'message_count': self.written}],
-            'custom_data': {'recorded_by': 'scene_sim_ros'},
-            'ros_distro': 'kilted',
-        }
+        topics = [fmt.TopicRecord(topic, info.type, _qos(info), info.type_hash,
+                                  self.counts[topic]) for topic, info in self._infos.items()]
+        return fmt.bag_metadata(self.path.name, topics, self._first, self._last)
 
     def _log(self, level: str, text: str) -> None:
-        if self.logger is not None:
-            getattr(self.logger, level)(text)
-        else:
+        # one call site per severity: rclpy's logger refuses another severity at the same site
+        if self.logger is None:
             import sys
             print(f'[{level}] {text}', file=sys.stderr)
+        elif level == 'error':
+            self.logger.error(text)
+        elif level == 'warning':
+            self.logger.warning(text)
+        else:
+            self.logger.info(text)
+
+
+def _qos(info: TopicInfo) -> list[dict[str, Any]]:
+    return fmt.qos_profiles(reliable=info.reliable, latched=info.latched)

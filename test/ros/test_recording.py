@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from support.processes import console_script
 
@@ -83,10 +84,24 @@ def test_recorder_writes_a_rosbag2_mcap_that_rosbags_reads(tmp_path):
         assert {s.encoding for s in summary.schemas.values()} == {'ros2msg'}
         assert {c.message_encoding for c in summary.channels.values()} == {'cdr'}
         metadata = {m.name: m.metadata for m in reader.iter_metadata()}
-    info = json.loads(metadata['rosbag2']['serialized_metadata'])
-    assert info['storage_identifier'] == 'mcap' and info['message_count'] == 50
-    assert info['topics_with_message_count'][0]['topic_metadata']['type'] == \
-        'rosgraph_msgs/msg/Clock'
+        channel = next(iter(summary.channels.values()))
+    # what rosbag2's MCAP storage plugin reads (mcap_storage.cpp read_metadata): the rosbag2
+    # record's serialized_metadata (BagMetadata YAML, version 9: QoS policies by name) and the
+    # channel's offered_qos_profiles (YAML) and topic_type_hash
+    info = yaml.safe_load(metadata['rosbag2']['serialized_metadata'])
+    assert info['version'] == 9 and info['storage_identifier'] == 'mcap'
+    assert info['message_count'] == 50 and info['ros_distro'] == 'kilted'
+    topic = info['topics_with_message_count'][0]
+    assert topic['topic_metadata']['type'] == 'rosgraph_msgs/msg/Clock'
+    assert topic['topic_metadata']['serialization_format'] == 'cdr'
+    assert topic['topic_metadata']['type_description_hash'] == digest
+    assert topic['message_count'] == 50
+    qos = yaml.safe_load(channel.metadata['offered_qos_profiles'])
+    assert qos == topic['topic_metadata']['offered_qos_profiles']
+    assert (qos[0]['history'], qos[0]['reliability'], qos[0]['durability']) == (
+        'keep_last', 'reliable', 'volatile')
+    assert qos[0]['deadline'] == {'sec': 9223372036, 'nsec': 854775807}
+    assert channel.metadata['topic_type_hash'] == digest
     with _read(tmp_path / 'unit.mcap') as bag:
         stamps = [bag.deserialize(raw, c.msgtype).clock.nanosec for c, _, raw in bag.messages()]
     assert stamps == [i * 10_000_000 for i in range(50)]
@@ -129,7 +144,90 @@ def test_max_size_ends_the_recording_and_leaves_a_complete_file(tmp_path):
         assert 400 < bag.message_count < 2500
 
 
+def _string_recording(path: Path, count: int) -> None:
+    from scene_sim_ros.ros.recorder import Recorder
+    from scene_sim_ros.ros.tap import TopicInfo, message_definition
+
+    text, digest = message_definition('std_msgs/msg/String')
+    recorder = Recorder(path, queue_messages=count + 1)  # + the topic
+    recorder.topic_added(TopicInfo('/s', 'std_msgs/msg/String', text, digest, True, False))
+    for i in range(count):
+        body = f'{i:06d}'.encode() + b'x' * 994
+        recorder.message('/s', b'\x00\x01\x00\x00' + (1001).to_bytes(4, 'little') + body
+                         + b'\x00', i * 1_000_000)
+    recorder.close()
+    assert recorder.written == count
+
+
+def _string_numbers(path: Path) -> list[int]:
+    with _read(path) as bag:
+        return [int(raw[8:14]) for _, _, raw in bag.messages()]
+
+
+@pytest.mark.parametrize('cut', [0.3, 0.5, 0.75, 0.999])
+def test_recover_makes_a_cut_file_complete_with_every_message_before_the_cut(tmp_path, cut):
+    """Chunks of 1 MiB: a cut inside the first, the second, the third chunk and inside the
+    summary; the messages of a cut uncompressed chunk are kept up to the cut."""
+    from rosbags.highlevel import AnyReaderError
+
+    from scene_sim_ros.ros.client.bag_recover import has_footer, recover
+    whole = tmp_path / 'whole.mcap'
+    _string_recording(whole, 3000)  # 3 MB of 1 kB messages
+    data = whole.read_bytes()
+    cut_path = tmp_path / 'cut.mcap'
+    cut_path.write_bytes(data[:int(len(data) * cut)])
+    assert not has_footer(cut_path)
+    with pytest.raises(AnyReaderError, match='magic'), _read(cut_path):
+        pass  # what a killed recording is to rosbags
+    before = _summary(cut_path)
+    assert not before['complete']
+
+    done = recover(cut_path)
+    assert has_footer(cut_path)
+    numbers = _string_numbers(cut_path)
+    assert numbers == list(range(len(numbers)))  # in order, none lost before the cut
+    assert done['messages'] == len(numbers) == before['message_count']
+    # every message whose record ends before the cut is there, the first it reached is not
+    size = len(data) * cut // 1
+
+    def ends_at(number: int) -> int:
+        return data.index(f'{number:06d}'.encode() + b'x') + 995
+
+    assert ends_at(len(numbers) - 1) <= size
+    assert len(numbers) == 3000 or ends_at(len(numbers)) > size
+    after = _summary(cut_path)
+    assert after['complete'] and after['rosbag2_metadata'] and after['profile'] == 'ros2'
+    assert after['message_count'] == len(numbers)
+
+
+def test_recover_refuses_a_complete_file_and_bag_info_names_it_for_a_cut_one(tmp_path):
+    path = tmp_path / 'r.mcap'
+    _string_recording(path, 500)
+    done = subprocess.run([CLI, 'bag', 'recover', str(path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and 'nothing to recover' in done.stderr
+    data = path.read_bytes()
+    path.write_bytes(data[:len(data) // 2])
+    shown = subprocess.run([CLI, 'bag', 'info', str(path)], capture_output=True, text=True,
+                           timeout=120)
+    assert shown.returncode == 0 and f'scene-sim-ros bag recover {path}' in shown.stdout
+    out = tmp_path / 'fixed.mcap'
+    done = subprocess.run([CLI, 'bag', 'recover', str(path), '-o', str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert _string_numbers(out) == list(range(len(_string_numbers(out))))
+    assert path.read_bytes() == data[:len(data) // 2]  # -o leaves the cut file alone
+
+
 # --- end to end ---------------------------------------------------------------------------------
+
+def _sim_time(node) -> float:
+    from rosgraph_msgs.msg import Clock
+
+    from support.ros import wait_for_messages
+    clock = wait_for_messages(node, Clock, '/clock', count=1, timeout=30.0)[0].clock
+    return clock.sec + clock.nanosec * 1e-9
+
 
 def _wait_for_sim_time(node, seconds: float, timeout: float) -> None:
     from rosgraph_msgs.msg import Clock
@@ -200,32 +298,67 @@ def test_a_killed_recording_is_readable_up_to_its_last_chunk(managed_process, tm
     counts = {t['topic']: t['count'] for t in info['topics']}
     assert counts['/clock'] > 100 and counts['/rover/camera/image_raw'] > 10
     assert info['duration_s'] > 1.0
+    from scene_sim_ros.ros.client.bag_recover import salvage
+    last_cut = [r for r in salvage(bag_path) if type(r).__name__ == 'Message'][-1]
 
-    # the records up to the cut decode (schemas and channels came before their messages)
-    from mcap.records import Channel, Message, Schema
-    from mcap.stream_reader import StreamReader
-    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
-    store = get_typestore(Stores.EMPTY)
-    schemas, channels, decoded = {}, {}, 0
-    with open(bag_path, 'rb') as stream:
-        try:
-            for record in StreamReader(stream).records:
-                if isinstance(record, Schema):
-                    schemas[record.id] = record
-                elif isinstance(record, Channel):
-                    channels[record.id] = record
-                elif isinstance(record, Message):
-                    channel = channels[record.channel_id]
-                    if channel.topic == '/rover/camera/image_raw':
-                        schema = schemas[channel.schema_id]
-                        if schema.name not in store.fielddefs:
-                            store.register(get_types_from_msg(schema.data.decode(), schema.name))
-                        image = store.deserialize_cdr(record.data, schema.name)
-                        assert image.width * image.height * 3 == len(image.data)
-                        decoded += 1
-        except Exception:  # noqa: BLE001 - the cut-off end
-            pass
-    assert decoded > 10
+    done = subprocess.run([CLI, 'bag', 'recover', str(bag_path)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with _read(bag_path) as bag:  # rosbags, as ros2 bag would: the summary is there now
+        topics = {c.topic: c for c in bag.connections}
+        assert '/rover/robot_description' in topics and '/tf_static' in topics
+        assert {c.topic: c.msgcount for c in bag.connections} == counts
+        clock, images, last = [], 0, None
+        for connection, stamp, raw in bag.messages():
+            if connection.topic == '/clock':
+                msg = bag.deserialize(raw, connection.msgtype)
+                clock.append(msg.clock.sec * 1_000_000_000 + msg.clock.nanosec)
+            elif connection.topic == '/rover/camera/image_raw':
+                image = bag.deserialize(raw, connection.msgtype)
+                assert image.width * image.height * 3 == len(image.data)
+                images += 1
+            last = (stamp, raw)
+    assert clock == sorted(clock) and len(clock) == counts['/clock']
+    assert images == counts['/rover/camera/image_raw']
+    # the last message the killed file held is in the recovered one (in time order: last)
+    assert last == (last_cut.log_time, last_cut.data) or last_cut.log_time <= last[0]
+    assert _summary(bag_path)['complete']
+
+
+def _mount_tiny_disk(path: Path, size: str) -> None:
+    path.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip('a full disk is a 1 MiB tmpfs, which needs root to mount')
+    done = subprocess.run(['mount', '-t', 'tmpfs', '-o', f'size={size}', 'tmpfs', str(path)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f'cannot mount a tmpfs here: {done.stderr.strip()}')
+
+
+def test_a_full_disk_ends_the_recording_not_the_simulation(managed_process, ros_node, tmp_path):
+    disk = tmp_path / 'disk'
+    _mount_tiny_disk(disk, '2m')
+    try:
+        bag_path = disk / 'full.mcap'
+        sim = managed_process([CLI, 'run', '--record', str(bag_path)], name='record-full',
+                              ready=r'recording to', ready_timeout=120)
+        sim.wait_for_output(r'recording to .* stopped: OSError: \[Errno 28\] No space left',
+                            timeout=120)
+        assert f'scene-sim-ros bag recover {bag_path}' in sim.output()
+        started = _sim_time(ros_node)
+        _wait_for_sim_time(ros_node, started + 2.0, timeout=60.0)  # the simulation goes on
+        assert sim.stop() == 0
+        info = _summary(bag_path)
+        assert not info['complete'] and info['message_count'] > 50
+        fixed = tmp_path / 'fixed.mcap'
+        done = subprocess.run([CLI, 'bag', 'recover', str(bag_path), '-o', str(fixed)],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        with _read(fixed) as bag:
+            assert bag.message_count == info['message_count']
+            assert {c.topic for c in bag.connections} >= {'/clock', '/tf'}
+    finally:
+        subprocess.run(['umount', '-l', str(disk)], capture_output=True)
 
 
 def test_record_command_records_chosen_topics_of_a_running_node(managed_process, tmp_path):

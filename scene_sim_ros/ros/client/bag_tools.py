@@ -1,8 +1,9 @@
 """``scene-sim-ros bag info FILE`` (ros2 bag info without rosbag2) and ``scene-sim-ros record``.
 
 ``bag info`` reads an MCAP file with the ``mcap`` library: from its summary when the file was
-closed properly, else record by record up to the last complete chunk (a recording that was
-killed), so it also says whether the file is complete.
+closed properly, else record by record up to where it stops (a recording that was killed or
+ran out of disk), so it also says whether the file is complete and how to make it so
+(``bag recover``, :mod:`.bag_recover`).
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ def bag_summary(path: str | Path) -> dict[str, Any]:
         raise UserError(f'{path}: no such file')
     topics: dict[str, str] = {}
     counts: Counter[str] = Counter()
-    first: dict[str, int] = {}
-    last: dict[str, int] = {}
     complete = True
     metadata: dict[str, Any] = {}
     with open(path, 'rb') as stream:
@@ -60,32 +59,7 @@ def bag_summary(path: str | Path) -> dict[str, Any]:
             profile = header.profile
         else:
             complete = False
-            stream.seek(0)
-            profile = ''
-            start = end = 0
-            try:
-                from mcap.records import Channel, Header, Message, Schema
-                from mcap.stream_reader import StreamReader
-                schemas: dict[int, str] = {}
-                channels: dict[int, str] = {}
-                for item in StreamReader(stream, skip_magic=False).records:
-                    if isinstance(item, Header):
-                        profile = item.profile
-                    elif isinstance(item, Schema):
-                        schemas[item.id] = item.name
-                    elif isinstance(item, Channel):
-                        channels[item.id] = item.topic
-                        topics[item.topic] = schemas.get(item.schema_id, '')
-                    elif isinstance(item, Message):
-                        topic = channels.get(item.channel_id, '?')
-                        counts[topic] += 1
-                        first.setdefault(topic, item.log_time)
-                        last[topic] = item.log_time
-            except Exception:  # noqa: BLE001 - the cut-off end of the file
-                pass
-            start = min(first.values(), default=0)
-            end = max(last.values(), default=0)
-            rates = {t: _rate(counts[t], first[t], last[t]) for t in first}
+            profile, start, end, rates = _read_cut_file(path, topics, counts)
     duration = max(0, end - start)
     return {
         'path': str(path), 'profile': profile, 'complete': complete,
@@ -95,6 +69,34 @@ def bag_summary(path: str | Path) -> dict[str, Any]:
         'topics': [{'topic': t, 'type': topics[t], 'count': counts[t],
                     'rate_hz': rates.get(t, 0.0)} for t in sorted(topics)],
     }
+
+
+def _read_cut_file(path: Path, topics: dict[str, str],
+                   counts: Counter[str]) -> tuple[str, int, int, dict[str, float]]:
+    """A file without summary (killed, disk full): record by record, up to the cut."""
+    from mcap.records import Channel, Header, Message, Schema
+
+    from .bag_recover import salvage
+    profile = ''
+    schemas: dict[int, str] = {}
+    channels: dict[int, str] = {}
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for item in salvage(path):
+        if isinstance(item, Header):
+            profile = item.profile
+        elif isinstance(item, Schema):
+            schemas[item.id] = item.name
+        elif isinstance(item, Channel):
+            channels[item.id] = item.topic
+            topics[item.topic] = schemas.get(item.schema_id, '')
+        elif isinstance(item, Message):
+            topic = channels.get(item.channel_id, '?')
+            counts[topic] += 1
+            first.setdefault(topic, item.log_time)
+            last[topic] = item.log_time
+    rates = {t: _rate(counts[t], first[t], last[t]) for t in first}
+    return (profile, min(first.values(), default=0), max(last.values(), default=0), rates)
 
 
 def _parse(text: str) -> dict[str, Any]:
@@ -124,9 +126,12 @@ def bag_info(path: str, *, as_json: bool = False) -> int:
         sys.stdout.write('\n')
         return 0
     print(f'Files:             {info["path"]}')
-    print(f'Profile:           {info["profile"] or "?"}'
-          + ('' if info['complete'] else
-             '   (incomplete: not closed, read up to its last complete chunk)'))
+    print(f'Profile:           {info["profile"] or "?"}')
+    if not info['complete']:
+        print('Incomplete:        no summary (the recording was killed or its disk was full); '
+              'read up to where it stops.\n'
+              '                   ros2 bag and rosbags need the summary: '
+              f'scene-sim-ros bag recover {info["path"]}')
     print(f'Duration:          {info["duration_s"]:.3f} s (sim time)')
     print(f'Start:             {info["start_ns"] / 1e9:.3f} s')
     print(f'End:               {info["end_ns"] / 1e9:.3f} s')
