@@ -9,7 +9,8 @@ it: several simulations on one ROS domain), ``use_sim_time``, ``gui``, ``real_ti
 ``renderer`` (camera renderer: auto, gl or tiny),
 ``paused``, ``params_file``, ``rviz``, ``robot_state_publisher`` (one per robot, fed with
 its URDF; the simulator then leaves link TF to them), ``record`` (a rosbag2 MCAP file to
-record into) and ``foxglove`` (the port of the Foxglove live view; 0: off).
+record into), ``foxglove`` (the port of the Foxglove live view; 0: off) and ``offline`` (no
+downloads for Webots worlds).
 
 Optional packages (rviz2, robot_state_publisher) are looked up before anything starts: a missing
 one stops the launch with a message saying which and how to install it, so no simulation is left
@@ -38,7 +39,7 @@ ARGUMENTS = (
     ('use_sim_time', 'true', 'use /clock as time source'),
     ('gui', 'false', 'open the PyBullet window'),
     ('real_time_factor', '1.0', '1.0 paces with the wall clock, 0 runs as fast as possible'),
-    ('renderer', '', "camera renderer: auto, gl or tiny (empty: $SCENE_SIM_ROS_RENDERER or auto)"),
+    ('renderer', '', 'camera renderer: auto, gl or tiny (empty: $SCENE_SIM_ROS_RENDERER or auto)'),
     ('paused', 'false', 'start paused (step with the step_simulation service)'),
     ('params_file', '', 'a parameters YAML file (see config/params.yaml)'),
     ('rviz', 'false', 'start rviz2 with config/scene_sim_ros.rviz'),
@@ -46,6 +47,8 @@ ARGUMENTS = (
     ('record', '', 'record every published topic into this rosbag2 MCAP file (empty: no)'),
     ('foxglove', '0', 'serve every topic over the Foxglove WebSocket protocol on this port '
                       '(0: off; 8765 is the usual one)'),
+    ('offline', 'false', 'never download what a Webots world needs (remote PROTOs, meshes, '
+                         'textures): only local files, WEBOTS_HOME and the cache'),
 )
 
 
@@ -110,6 +113,8 @@ def _launch_setup(context):
         parameters[0]['record.path'] = os.path.abspath(value['record'])
     if value['foxglove'].strip().lower() not in ('', '0', 'false', 'off'):
         parameters[0]['foxglove.port'] = int(value['foxglove'])
+    if _truthy(value['offline']):
+        parameters[0]['scene_parameters'] = ['webots.download=false']
     if value['params_file']:
         parameters.insert(0, value['params_file'])
     actions = [_sim_node_action(name='scene_sim', namespace=value['namespace'],
