@@ -1,25 +1,29 @@
 """The process's one OpenGL context: headless EGL through moderngl (no display, no X).
 
-One context per process, used from the thread that created it: EGL contexts are bound to a
-thread, and PyBullet's own EGL plugin crashes beside a second EGL context, so that plugin is never
-loaded once this exists (see :mod:`scene_sim_ros.sim.sensors.rendering`). :func:`egl_problem`
+One context per process (PyBullet's own EGL plugin crashes beside a second EGL context, so that
+plugin is never loaded: see :mod:`scene_sim_ros.sim.sensors.rendering`), used by one thread at
+a time: :func:`gl_current` holds a lock and makes the context current on the calling thread for
+the length of a render (about 45 microseconds), so a node's physics thread and a script's main
+thread may both render, never at once. :func:`egl_problem`
 says why no context can be made (missing moderngl, missing Mesa EGL libraries, no EGL device)
 without raising, so that ``renderer='auto'`` can fall back to TinyRenderer with one warning.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes.util
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 APT_PACKAGES = 'libegl1 libegl-mesa0 libgl1-mesa-dri'
 """Debian packages with the Mesa EGL libraries (llvmpipe on machines without a GPU)."""
 
 _context: Any = None
-_thread: int | None = None
 _problem: str | None = None
 _tried = False
+_lock = threading.RLock()
 
 
 def egl_problem() -> str | None:
@@ -35,19 +39,27 @@ class GlUnavailable(RuntimeError):
     """No OpenGL context can be made in this process."""
 
 
-def gl_context() -> Any:
-    """The process's moderngl context (made on first use, 3.3 core, EGL).
+@contextlib.contextmanager
+def gl_current() -> Iterator[Any]:
+    """The context, current on this thread and held by it until the block ends."""
+    with _lock:
+        context = gl_context()
+        with context:
+            yield context
 
-    Raises :class:`GlUnavailable` saying what is missing, and RuntimeError when called from
-    another thread than the first caller's.
-    """
-    global _context, _thread, _problem, _tried
+
+def gl_context() -> Any:
+    """The process's moderngl context (made on first use, 3.3 core, EGL); use it inside
+    :func:`gl_current`. Raises :class:`GlUnavailable` saying what is missing."""
+    with _lock:
+        return _make_context()
+
+
+def _make_context() -> Any:
+    global _context, _problem, _tried
     if _tried:
         if _context is None:
             raise GlUnavailable(_problem or 'no OpenGL context')
-        if threading.get_ident() != _thread:
-            raise RuntimeError('the OpenGL context is used from one thread only (the one that '
-                               'rendered first)')
         return _context
     _tried = True
     _problem = _missing_library()
@@ -64,7 +76,8 @@ def gl_context() -> Any:
                 _problem = f'no EGL context could be made ({err})'
     if _context is None:
         raise GlUnavailable(_problem or 'no OpenGL context')
-    _thread = threading.get_ident()
+    with _context:  # leaving the block releases it from the creating thread
+        pass
     return _context
 
 

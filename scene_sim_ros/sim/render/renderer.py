@@ -16,23 +16,35 @@ from typing import Any
 import numpy as np
 import pybullet as p
 
-from .context import gl_context
+from .context import gl_current
 from .culling import frustum_planes, spheres_in_view
 from .drawables import DrawList, ShapeLibrary, build_draw_list, quaternion_matrices
 from .lod import MAX_ERROR_PIXELS
-from .shaders import FRAGMENT, LIGHTING_PHONG, LIGHTINGS, VERTEX, set_light_uniforms
+from .shaders import (
+    BACKGROUND_FRAGMENT,
+    BACKGROUND_VERTEX,
+    FRAGMENT,
+    LIGHTING_PHONG,
+    LIGHTINGS,
+    VERTEX,
+    set_light_uniforms,
+)
 
 _shared: dict[str, Any] = {}
 
 
-def _program_and_library() -> tuple[Any, ShapeLibrary]:
-    """One shader program and one shape library per process (the context is one too)."""
+def _shared_objects(ctx: Any) -> dict[str, Any]:
+    """One shader program, background pass, shape library and set of framebuffers (by size)
+    per process, as there is one context (call with it current)."""
     if not _shared:
-        ctx = gl_context()
         program = ctx.program(vertex_shader=VERTEX, fragment_shader=FRAGMENT)
-        _shared['program'] = program
-        _shared['library'] = ShapeLibrary(ctx, program)
-    return _shared['program'], _shared['library']
+        background = ctx.program(vertex_shader=BACKGROUND_VERTEX,
+                                 fragment_shader=BACKGROUND_FRAGMENT)
+        corners = ctx.buffer(np.array([-1.0, -1.0, 3.0, -1.0, -1.0, 3.0], dtype='f4'))
+        _shared.update(program=program, library=ShapeLibrary(ctx, program), framebuffers={},
+                       background=background,
+                       background_vao=ctx.vertex_array(background, [(corners, '2f', 'in_corner')]))
+    return _shared
 
 
 def _corner_sampled(projection: list[float], width: int, height: int) -> bytes:
@@ -51,15 +63,18 @@ class GlRenderer:
     added or removed), :meth:`stepped` after physics moved things."""
 
     def __init__(self, sim: Any, lighting: str = 'phong') -> None:
-        self.ctx = gl_context()
-        self.program, self.library = _program_and_library()
+        with gl_current() as ctx:
+            self.ctx = ctx
+            shared = _shared_objects(ctx)
+        self.program, self.library = shared['program'], shared['library']
+        self._framebuffers = shared['framebuffers']
+        self._background, self._background_vao = shared['background'], shared['background_vao']
         self._sim = weakref.proxy(sim)
         self.lighting = LIGHTINGS[lighting]
         self._draw_list: DrawList | None = None
         self._entities: tuple[Any, ...] = ()  # held, so that identity comparisons hold
         self._slot_matrices: np.ndarray | None = None
         self._world: np.ndarray | None = None
-        self._framebuffers: dict[tuple[int, int], Any] = {}
         self.drawn_ids: np.ndarray = np.zeros(0, dtype=np.int32)
         """Segmentation values of the instances the last render drew (for tests)."""
         self.triangles_drawn = 0
@@ -128,11 +143,21 @@ class GlRenderer:
         """RGB (HxWx3 uint8), metres along the optical axis (HxW float32, inf: nothing) and
         PyBullet's segmentation value (HxW int32, -1: nothing) of one view (matrices as
         column-major lists, as for ``getCameraImage``)."""
+        with gl_current():
+            return self._render(view, projection, eye, width, height, fov_y)
+
+    def _render(self, view: list[float], projection: list[float], eye: np.ndarray,
+                width: int, height: int, fov_y: float) -> tuple[np.ndarray, np.ndarray,
+                                                                np.ndarray]:
         draw_list, world = self._world_matrices()
         fbo = self._framebuffer(width, height)
         fbo.use()
-        self.ctx.enable(self.ctx.DEPTH_TEST | self.ctx.CULL_FACE)
         fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)
+        self.ctx.disable(self.ctx.DEPTH_TEST | self.ctx.CULL_FACE)
+        self._background['background'].value = tuple(
+            float(min(1.0, max(0.0, c))) for c in self._sim.scene.background[:3])
+        self._background_vao.render()
+        self.ctx.enable(self.ctx.DEPTH_TEST | self.ctx.CULL_FACE)
         program = self.program
         program['view'].write(np.asarray(view, dtype='f4').tobytes())
         program['projection'].write(_corner_sampled(projection, width, height))

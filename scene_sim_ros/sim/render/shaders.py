@@ -137,6 +137,24 @@ void main() {
 """.replace('{max_lights}', str(MAX_LIGHTS)).replace('{tiny}', str(LIGHTING_TINY))
 
 
+BACKGROUND_VERTEX = """
+#version 330
+in vec2 in_corner;
+void main() { gl_Position = vec4(in_corner, 1.0, 1.0); }
+"""
+
+BACKGROUND_FRAGMENT = """
+#version 330
+uniform vec3 background;
+layout(location = 0) out vec4 out_color;
+layout(location = 1) out float out_depth;
+layout(location = 2) out int out_id;
+void main() { out_color = vec4(background, 1.0); out_depth = 0.0; out_id = 0; }
+"""
+"""One full-screen triangle in the scene's background colour (cheaper than filling the
+background pixels of the read image)."""
+
+
 def set_light_uniforms(program: Any, scene: Any, lighting: int) -> None:
     """Upload the scene's lights (and TinyRenderer's coefficients for ``LIGHTING_TINY``)."""
     program['lighting'].value = lighting

@@ -294,10 +294,7 @@ class RenderCache:
             view_matrix(pose), projection_matrix(view.fov_x, view.fov_y, near, far),
             np.asarray(pose.position), view.width, view.height, view.fov_y)
         self.renders += 1
-        frame = Frame(near, far, rgb, None, mask, linear_depth=depth)
-        background = np.round(np.clip(self._sim.scene.background[:3], 0.0, 1.0) * 255.0)
-        np.copyto(rgb, background.astype(np.uint8), where=(mask < 0)[:, :, None])
-        return frame
+        return Frame(near, far, rgb, None, mask, linear_depth=depth)  # background drawn in GL
 
 
 _CACHES: weakref.WeakKeyDictionary[Any, RenderCache] = weakref.WeakKeyDictionary()

@@ -188,3 +188,24 @@ def test_auto_falls_back_to_tinyrenderer_with_one_warning_naming_what_is_missing
     assert not [w for w in second.warnings if 'TinyRenderer' in w]  # one warning per process
     with pytest.raises(render.GlUnavailable, match='libEGL.so is missing'):
         rendering.renderer_of(Simulation(scene, renderer='gl'))
+
+
+def test_one_context_serves_simulations_on_several_threads():
+    """The process's one context is made current around each render, so a simulation read on
+    a worker thread (a node's physics thread) and one on the main thread both work."""
+    import threading
+
+    scene = scene_with(thing('box', Box((1.0, 1.0, 1.0)), (3.0, 0.0, 0.0)))
+    first, second = Simulation(scene, renderer='gl'), Simulation(scene, renderer='gl')
+    view = View.of(Pose(), 64, 48, 1.0, 0.78)
+    here = render_cache(first).frame(view, 0.01, 50.0, True).mask.copy()
+    there: list[np.ndarray] = []
+    worker = threading.Thread(target=lambda: there.append(
+        render_cache(second).frame(view, 0.01, 50.0, True).mask.copy()))
+    worker.start()
+    worker.join()
+    assert np.array_equal(here - first.body_id('box'), there[0] - second.body_id('box'))
+    render_cache(first).invalidate()
+    assert np.array_equal(render_cache(first).frame(view, 0.01, 50.0, True).mask, here)
+    first.close()
+    second.close()
