@@ -13,7 +13,6 @@ Rendered with TinyRenderer (deterministic on every machine); PNGs are written wi
 from __future__ import annotations
 
 import math
-import os
 import sys
 from pathlib import Path
 
@@ -77,7 +76,7 @@ def camera_pose(low: np.ndarray, high: np.ndarray, yaw: float) -> Pose:
 
 def render(path: Path) -> np.ndarray:
     """HxWx3 uint8 picture of the scene at ``path``."""
-    os.environ['SCENE_SIM_ROS_RENDERER'] = 'tiny'  # the EGL plugin paints multi-coloured links
+    # the default renderer (gl where EGL works: Phong-lit surfaces, as SimRobot shows them)
     with Simulation(load_scene(path)) as sim:
         sim.step(max(1, round(SETTLE_SECONDS / sim.step_length)))
         pose = camera_pose(*robot_bounds(sim))
