@@ -61,14 +61,51 @@ def _check_entity(checker: _Checker, entity: Entity, file: Path | None) -> None:
         if link.inertial.mass < 0:
             raise SceneLoadError(f'{here} has mass {link.inertial.mass:g} kg; masses must not '
                                  'be negative', checker.file)
-        ixx, _, _, iyy, _, izz = link.inertial.inertia
-        if min(ixx, iyy, izz) < 0:
-            raise SceneLoadError(f'{here} has a negative inertia diagonal '
-                                 f'({ixx:g}, {iyy:g}, {izz:g})', checker.file)
+        _check_inertia(link.inertial.inertia, here, checker.file)
+    _check_tree(entity, where, checker.file)
     for joint in entity.joints:
         checker.walk(joint, f'{where} joint {joint.name!r}')
     for sensor in entity.sensors:
         checker.walk(sensor, f'{where} sensor {sensor.name!r}', allow_inf=True)
+
+
+def _check_tree(entity: Entity, where: str, file: Path | str | None) -> None:
+    """Joints connect known links, and each link but the root has exactly one parent."""
+    if not entity.links:
+        raise SceneLoadError(f'{where} has no links', file)
+    names = {link.name for link in entity.links}
+    parents: dict[str, str] = {}
+    for joint in entity.joints:
+        for end in (joint.parent, joint.child):
+            if end not in names:
+                raise SceneLoadError(f'{where} joint {joint.name!r} names an unknown link '
+                                     f'{end!r}', file)
+        if joint.child in parents or joint.child == entity.links[0].name:
+            raise SceneLoadError(f'{where} link {joint.child!r} has more than one parent '
+                                 f'(joints {parents.get(joint.child)!r} and {joint.name!r})',
+                                 file)
+        parents[joint.child] = joint.name
+        length = math.sqrt(sum(a * a for a in joint.axis))
+        if joint.movable and not abs(length - 1.0) < 1e-6:
+            raise SceneLoadError(f'{where} joint {joint.name!r} has axis {joint.axis}, not a unit '
+                                 'vector (zero or too large to normalise in the file)', file)
+
+
+def _check_inertia(inertia: tuple[float, ...], where: str, file: Path | str | None) -> None:
+    """Principal moments must be non-negative and obey the triangle inequality (each at most
+    the sum of the others, 1 % slack for rounded files): PyBullet stalls on a body whose
+    inertia no mass distribution has (one moment 1e10 times the others)."""
+    ixx, ixy, ixz, iyy, iyz, izz = inertia
+    moments = sorted(np.linalg.eigvalsh(np.array([[ixx, ixy, ixz], [ixy, iyy, iyz],
+                                                  [ixz, iyz, izz]])))
+    scale = max(abs(m) for m in moments)
+    if moments[0] < -1e-9 * scale:
+        raise SceneLoadError(f'{where} has a negative principal moment of inertia '
+                             f'({moments[0]:g} kg m^2)', file)
+    if moments[2] > 1.01 * (moments[0] + moments[1]) + 1e-12 * scale:
+        raise SceneLoadError(f'{where} has an impossible inertia: principal moments '
+                             f'{moments[0]:g}, {moments[1]:g}, {moments[2]:g} kg m^2 (the '
+                             'largest must not exceed the sum of the others)', file)
 
 
 class _Checker:

@@ -157,3 +157,29 @@ def test_unclosed_webots_template(write_file: WriteFile) -> None:
     body = 'Solid { name "%<" }\n' * 1000
     path = write_file('t.wbt', '#VRML_SIM R2023b utf8\n' + body + 'Solid { %< \n')
     assert error_of(path) == f'{path}:1002: template block %< is never closed'
+
+
+def test_impossible_inertia_that_stalled_pybullet(write_file: WriteFile) -> None:
+    path = write_file('w.xml', '<raisim version="1.0"><objects><sphere name="s" mass="1">'
+                      '<dim radius="0.1"/><inertia xx="1e9" xy="0" xz="0" yy="0.1" yz="0" '
+                      'zz="0.1"/></sphere></objects></raisim>')
+    assert "entity 's' link 's' has an impossible inertia" in error_of(path)
+
+
+def test_overflowing_joint_axis_that_gave_nan_poses(write_file: WriteFile) -> None:
+    path = write_file('r.urdf', '<robot name="r"><link name="a"/><link name="b"/><joint name="j" '
+                      'type="revolute"><parent link="a"/><child link="b"/>'
+                      '<axis xyz="1e308 0 1"/><limit lower="-1" upper="1" effort="1" '
+                      'velocity="1"/></joint></robot>')
+    assert "joint 'j' has axis" in error_of(path)
+
+
+def test_link_with_two_parents_is_a_load_error(write_file: WriteFile) -> None:
+    joints = ''.join(f'<joint name="{name}" type="fixed"><parent link="{parent}"/>'
+                     '<child link="c"/></joint>' for name, parent in (('j1', 'a'), ('j2', 'b')))
+    path = write_file('r.urdf', '<robot name="r"><link name="a"/><link name="b"/>'
+                      f'<link name="c"/><joint name="jb" type="fixed"><parent link="a"/>'
+                      f'<child link="b"/></joint>{joints}</robot>')
+    message = error_of(path)
+    assert "link 'c' has more than one parent (joints " in message
+    assert "'j1'" in message and "'j2'" in message
