@@ -42,6 +42,7 @@ from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from sensor_msgs.msg import Image, JointState, PointCloud2, PointField
 from std_msgs.msg import String
 
+from ...sim.sensors.rendering import View, render_cache
 from .. import qos
 from ..conversions import set_stamp
 from .logic import checked_pose, checked_vector
@@ -213,18 +214,11 @@ class Extras:
         get = self.node.get_parameter
         width, height = int(get('scene_camera.width').value), int(get('scene_camera.height').value)
         near, far = float(get('scene_camera.near').value), float(get('scene_camera.far').value)
-        eye = pose.position
-        forward, up = pose.rotate((1.0, 0.0, 0.0)), pose.rotate((0.0, 0.0, 1.0))
-        target = tuple(e + f for e, f in zip(eye, forward))
-        client = self.node.sim.client
-        view = pb.computeViewMatrix(eye, target, up, physicsClientId=client)
-        projection = pb.computeProjectionMatrixFOV(float(get('scene_camera.fov_y').value),
-                                                   width / height, near, far,
-                                                   physicsClientId=client)
-        _, _, rgba, _, _ = pb.getCameraImage(width, height, view, projection,
-                                             renderer=pb.ER_TINY_RENDERER,
-                                             physicsClientId=client)
-        rgb = np.asarray(rgba, dtype=np.uint8).reshape(height, width, 4)[:, :, :3]
+        fov_y = math.radians(float(get('scene_camera.fov_y').value))
+        fov_x = 2.0 * math.atan(math.tan(fov_y / 2.0) * width / height)
+        # the simulation's renderer (gl where EGL works), as for the scene's own cameras
+        view = View.of(pose, width, height, fov_x, fov_y)
+        rgb = render_cache(self.node.sim).frame(view, near, far).rgb
         image = Image(height=height, width=width, encoding='rgb8', step=3 * width)
         image.header.frame_id = self.node.frames.world
         set_stamp(image.header.stamp, self.node.stepper.time)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...scene import Mesh, Pose
+from ...scene import Mesh, Pose, Visual
 from .lod import Level, levels_of
 from .tessellation import Triangles, triangles_of
 from .textures import read_texture
@@ -161,7 +161,7 @@ def build_draw_list(sim: Any, library: ShapeLibrary, surfaces: bool = True) -> D
             index = built.link_index[link.name]
             body, local = built.locate(index)
             link_frame = built.inertial_inverse[index]
-            for visual in link.visuals:
+            for visual in link.visuals or _collisions_as_visuals(link):
                 if visual.color[3] <= 0.0:
                     continue  # PyBullet draws nothing with alpha 0 either
                 group = library.group(visual.shape, visual.texture)
@@ -189,6 +189,12 @@ def build_draw_list(sim: Any, library: ShapeLibrary, surfaces: bool = True) -> D
                     np.array([r[1] for r in rows]).reshape(-1, 4, 4),
                     np.array([r[2] for r in rows], dtype=np.int64), groups, instance,
                     np.array(static, dtype=bool))
+
+
+def _collisions_as_visuals(link: Any) -> tuple[Visual, ...]:
+    """What PyBullet draws for a link without visuals: its collision shapes, in white (so both
+    renderers show, and segment, the same bodies)."""
+    return tuple(Visual(c.shape, c.pose, color=(1.0, 1.0, 1.0, 1.0)) for c in link.collisions)
 
 
 def material_of(visual: Any, surfaces: bool = True) -> tuple:

@@ -209,3 +209,17 @@ def test_one_context_serves_simulations_on_several_threads():
     assert np.array_equal(render_cache(first).frame(view, 0.01, 50.0, True).mask, here)
     first.close()
     second.close()
+
+
+def test_links_without_visuals_show_their_collision_shapes_as_with_tinyrenderer(tiny_lighting):
+    from scene_sim_ros.scene import Collision, Sphere
+
+    bare = Entity('bare', 'static', (Link('base', collisions=(Collision(Sphere(0.5)),)),),
+                  pose=Pose((3.0, 0.0, 0.0)), fixed_base=True)
+    scene = scene_with(bare, thing('box', Box((0.5, 0.5, 0.5)), (3.0, 1.2, 0.0)))
+    rgb_gl, _, mask_gl, sim = render(scene, 'gl', Pose())
+    rgb_tiny, _, mask_tiny, _ = render(scene, 'tiny', Pose())
+    assert sim.body_id('bare') in set(np.unique(mask_gl))
+    assert set(np.unique(mask_gl)) == set(np.unique(mask_tiny))
+    assert np.abs(rgb_gl - rgb_tiny).mean() <= MAX_RGB_DIFFERENCE
+    sim.close()
