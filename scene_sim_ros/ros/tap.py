@@ -1,6 +1,7 @@
 """The tap: serialized messages of every topic a node publishes, for the recorder and the live view.
 
-A second rclpy node (``scene_sim_tap``) with its own executor thread subscribes with
+A second rclpy node (``scene_sim_tap``) with its own executor thread (graph look-ups, the live
+view's service clients) and a receiver thread (:mod:`.tap_receiver`) subscribes with
 ``raw=True`` to the topics the simulation node publishes (found in the ROS graph, looked up again
 every second, so spawned and deleted robots come and go) and hands each message's CDR bytes,
 untouched, to its sinks (:mod:`.recorder`, :mod:`.foxglove_bridge`). The adapters that publish
@@ -9,7 +10,7 @@ a tap outside the simulation process (``scene-sim-ros record``) takes them from 
 
 A sink has ``wants(topic) -> bool``, ``topic_added(info: TopicInfo)`` and
 ``message(topic, data, stamp_ns)`` (optional: ``topic_removed(topic)``,
-``command_added(info)``); ``message`` runs on the tap's thread and must not block.
+``command_added(info)``); ``message`` runs on the receiver's thread and must not block.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, Protocol
 
-from rclpy.event_handler import SubscriptionEventCallbacks
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+from .tap_receiver import Receiver
 
 HIDDEN_TOPICS = ('/rosout', '/parameter_events')
 """Left out unless a pattern names them exactly (rosbag2 records them only when asked, too)."""
@@ -216,12 +218,13 @@ class Tap:
         self.sinks: list[Sink] = []
         self.topics: dict[str, TopicInfo] = {}
         self.commands: dict[str, TopicInfo] = {}
-        self._subscriptions: dict[str, Any] = {}
         self._topic_sinks: dict[str, list[Sink]] = {}
         self._lock = threading.RLock()
         self._executor = SingleThreadedExecutor(context=context)
         self._executor.add_node(self.node)
         self._thread: threading.Thread | None = None
+        self._receiver = Receiver(self.node, on_error=lambda err: self.logger.error(
+            f'tap stopped receiving: {err!r}'))
         self._timer = self.node.create_timer(REFRESH_S, self.refresh)
         self._wake = self.node.create_guard_condition(self.refresh)
 
@@ -242,6 +245,7 @@ class Tap:
 
     def start(self) -> None:
         self.refresh()
+        self._receiver.start()
         self._thread = threading.Thread(target=self._spin, name='scene_sim_tap', daemon=True)
         self._thread.start()
 
@@ -256,6 +260,7 @@ class Tap:
                 self.logger.error(f'tap stopped: {err!r}')
 
     def stop(self) -> None:
+        self._receiver.stop()
         self._executor.shutdown(timeout_sec=1.0)
         if self._thread is not None:
             self._thread.join(timeout=2.0)
@@ -326,7 +331,7 @@ class Tap:
         is_clock = topic.rsplit('/', 1)[-1] == 'clock' and 'Clock' in info.type
         wanting = [s for s in self.sinks if s.wants(topic)]
         needed = bool(wanting) or (is_clock and self._now is None)
-        if topic in self._subscriptions:
+        if topic in self._receiver:
             if not needed:
                 self._unsubscribe(topic)
             else:
@@ -347,17 +352,11 @@ class Tap:
             durability=(DurabilityPolicy.TRANSIENT_LOCAL if info.latched
                         else DurabilityPolicy.VOLATILE))
         self._topic_sinks[topic] = wanting
-        # no QoS event handlers: each is a waitable the executor walks in Python on every
-        # wakeup, which with every topic tapped cost more than the messages themselves
-        self._subscriptions[topic] = self.node.create_subscription(
-            msg_type, topic, self._callback(topic, wanting, is_clock), qos, raw=True,
-            event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False))
+        self._receiver.add(topic, msg_type, qos, self._callback(topic, wanting, is_clock))
 
     def _unsubscribe(self, topic: str) -> None:
-        subscription = self._subscriptions.pop(topic, None)
         self._topic_sinks.pop(topic, None)
-        if subscription is not None:
-            self.node.destroy_subscription(subscription)
+        self._receiver.remove(topic)
 
     def _callback(self, topic: str, sinks: list[Sink], is_clock: bool) -> Callable[[bytes], None]:
         track = is_clock and self._now is None
