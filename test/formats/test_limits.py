@@ -29,17 +29,21 @@ def refused(path: Path, limit: str, where: Path | None = None) -> str:
     return message
 
 
-def test_file_size_is_checked_before_reading(tmp_path: Path, monkeypatch) -> None:
-    path = tmp_path / 'huge.wbt'
+@pytest.mark.parametrize('name', ['huge.ros2', 'huge.wbt', 'huge.urdf', 'huge.xml'])
+def test_file_size_is_checked_before_reading(name: str, tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / name
     with path.open('wb') as stream:
         stream.truncate(int(limits.current().max_file_mb * 1024 * 1024) + 1)
-    read: list[Path] = []
+    read: list[object] = []
 
-    def read_bytes(self: Path) -> bytes:
-        read.append(self)
-        return b''
+    def recording(original: Callable[..., bytes]) -> Callable[..., bytes]:
+        def read_bytes(*args: object) -> bytes:
+            read.append(args)
+            return original(*args)
+        return read_bytes
 
-    monkeypatch.setattr(Path, 'read_bytes', read_bytes)
+    monkeypatch.setattr(Path, 'read_bytes', recording(Path.read_bytes))
+    monkeypatch.setattr(limits, 'read_bytes', recording(limits.read_bytes))
     assert 'file is 64.0 MiB' in refused(path, 'max_file_mb')
     assert not read
 
