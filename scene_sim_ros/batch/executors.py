@@ -123,14 +123,20 @@ def import_ray() -> Any:
 
 
 def _connect(ray: Any, address: str, workers: int | None) -> None:
-    quiet = dict(include_dashboard=False, log_to_driver=False, logging_level='warning')
+    quiet = dict(log_to_driver=False, logging_level='warning')  # failures go to attempts.json
     if address != 'auto':
-        ray.init(address=address, **quiet)
+        try:
+            ray.init(address=address, **quiet)
+        except (ConnectionError, RuntimeError, ValueError) as err:
+            raise SceneSimError(
+                f'--ray {address}: {err} (a cluster with token authentication also needs '
+                'RAY_AUTH_MODE=token and its token: RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or '
+                "~/.ray/auth_token; a ray:// address needs 'ray[client]')") from None
         return
     try:
         ray.init(address='auto', **quiet)
-    except ConnectionError:
-        ray.init(num_cpus=workers or default_workers(), **quiet)
+    except ConnectionError:  # no cluster running: a local instance, as many CPUs as workers
+        ray.init(num_cpus=workers or default_workers(), include_dashboard=False, **quiet)
 
 
 def make_executor(workers: int | None = None, ray: str | None = None) -> Executor:
