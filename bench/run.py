@@ -4,7 +4,7 @@ Each benchmark is a script in this folder that prints a Markdown table and, as i
 JSON object (medians of >= 5 runs, min/max, ratios measured inside the run). This driver runs
 them one after another in fresh processes, records the machine, and assembles the report.
 
-    ./dev.sh bench                 # everything (about 5-10 minutes on 2 cores)
+    ./dev.sh bench                 # everything (about 8-13 minutes on 2 cores)
     ./dev.sh bench --only memory   # one benchmark
     ./dev.sh bench --quick         # fewer runs, for a smoke check
 """
@@ -33,6 +33,7 @@ BENCHMARKS = (
     ('gl', 'gl_cameras.py', [], 'GL renderer vs TinyRenderer on Game.ros2'),
     ('delivery', 'ros_delivery.py', [], 'Command latency and camera frames delivered to another process'),
     ('memory', 'memory.py', [], 'Peak memory'),
+    ('batch', 'batch_throughput.py', [], 'Batch throughput: --workers 2 vs 1, --ray auto bit for bit'),
 )
 
 
