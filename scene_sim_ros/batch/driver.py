@@ -7,7 +7,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from .executors import make_executor
+from .executors import Executor, make_executor
 from .progress import Progress
 from .results import ResultStore
 from .runs import RunTask, plan_runs
@@ -66,7 +66,7 @@ def run_batch(spec: BatchSpec, *, workers: int | None = None, ray: str | None = 
                        summary)
 
 
-def _drive(executor, pending: deque[RunTask], tries: dict[str, int], store: ResultStore,
+def _drive(executor: Executor, pending: deque[RunTask], tries: dict[str, int], store: ResultStore,
            meter: Progress) -> None:
     by_key = {t.key: t for t in pending}
     running = 0
