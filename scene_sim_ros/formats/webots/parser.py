@@ -225,7 +225,11 @@ class Parser:
                 node.fields[name.text] = IsRef(self.expect_ident('a PROTO field name').text,
                                                name.line)
             else:
-                node.fields[name.text] = self.value()
+                value = self.value()
+                # Webots keeps a field's IS binding when the same node also writes a value for
+                # it (TiagoBase: `name IS name` ... `name "TIAGo base"`): the PROTO field wins.
+                if not isinstance(node.fields.get(name.text), IsRef):
+                    node.fields[name.text] = value
         self.expect('}')
         if def_name is not None:
             self.defs[def_name] = node  # after the body: VRML scopes DEF names that way

@@ -58,6 +58,28 @@ def test_nested_protos_pass_fields_through(write_file):
     assert tower.root.collisions[0].shape.size == (0.1, 0.1, 0.7)
 
 
+def test_is_binding_wins_over_a_value_written_for_the_same_field(write_file):
+    # Webots' WbNode::readFields keeps the IS alias when the node also writes a value for the
+    # field, and redirecting the alias copies the PROTO field's value over it, in either order
+    world = write_file('w.wbt', """#VRML_SIM R2023b utf8
+    PROTO Cart [ field SFString name "cart" field SFVec3f translation 0 0 1 ]
+    {
+      Solid {
+        name IS name
+        translation 5 5 5
+        physics Physics { }
+        name "written after"
+        translation IS translation
+      }
+    }
+    Cart { name "mine" translation 1 2 3 }
+    Cart { }
+    """)
+    mine, default = load(world).entities
+    assert mine.name == 'mine' and mine.pose.position == (1.0, 2.0, 3.0)
+    assert default.name == 'cart' and default.pose.position == (0.0, 0.0, 1.0)
+
+
 def test_externproto_to_a_local_file_resolves_relative_to_the_world(write_file):
     write_file('protos/Block.proto', '#VRML_SIM R2023b utf8\n' + BLOCK_PROTO)
     world = write_file('worlds/w.wbt', """#VRML_SIM R2023b utf8
