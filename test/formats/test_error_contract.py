@@ -183,3 +183,11 @@ def test_link_with_two_parents_is_a_load_error(write_file: WriteFile) -> None:
     message = error_of(path)
     assert "link 'c' has more than one parent (joints " in message
     assert "'j1'" in message and "'j2'" in message
+
+
+def test_simox_node_loop_through_the_root_that_hung(write_file: WriteFile) -> None:
+    path = write_file('r.xml', """<Robot Type='A' RootNode='a'>
+        <RobotNode name='a'><Child name='b'/></RobotNode>
+        <RobotNode name='b'><Child name='a'/></RobotNode></Robot>""")
+    assert error_of(path) == (f"{path}:3: root node 'a' cannot be a child (of 'b'): the nodes "
+                              'form a loop')

@@ -656,6 +656,10 @@ def _read_robot(ctx: LoadContext, path: Path, root: etree._Element) -> RobotDef:
             if child_name in robot.parents:
                 ctx.diagnostics.error(path, node.line, f'node {child_name!r} has two parents')
                 continue
+            if child_name == root_name:
+                ctx.diagnostics.error(path, node.line, f'root node {root_name!r} cannot be a '
+                                      f'child (of {name!r}): the nodes form a loop')
+                continue
             robot.parents[child_name] = name
         for include, import_eef in node.includes:
             _attach(ctx, robot, node, load_robot_def(ctx, include), import_eef)
@@ -720,8 +724,12 @@ def build_entity(robot: RobotDef, name: str | None = None, pose: Pose = IDENTITY
     for parent in kids:
         kids[parent].sort(key=lambda c: robot.nodes[parent].children.index(c)
                           if c in robot.nodes[parent].children else 0)
+    seen: set[str] = set()
     while stack:
         current = stack.pop()
+        if current in seen:  # a loop through an included robot's root
+            raise SceneLoadError(f'robot node {current!r} is its own ancestor', robot.file)
+        seen.add(current)
         order.append(current)
         stack.extend(reversed(kids.get(current, [])))
     links, joints, sensors = [], [], []
