@@ -26,17 +26,17 @@ def _at_least(minimum: int) -> Callable[[str], int]:
 def add_batch_command(commands: argparse._SubParsersAction) -> None:
     batch = commands.add_parser(
         'batch', help='run many simulations: scenes x seeds x parameter sets (no ROS)',
-        description='Run every scene x parameter set x seed of a spec for its duration without '
-                    'ROS, on local worker processes or a Ray cluster, and write one folder per '
-                    'run plus summary.csv. Runs finished earlier (same scene content, seed, '
-                    'parameters) are skipped; failed ones are retried. Exit status: 0 all runs '
-                    'finished, 1 some failed, 2 a bad spec, 130 interrupted (Ctrl-C keeps what '
+        description='Run every scene x parameter set x seed of a spec for its duration without\n'
+                    'ROS, on local worker processes or a Ray cluster, and write one folder per\n'
+                    'run plus summary.csv. Runs finished earlier (same scene content, seed,\n'
+                    'parameters) are skipped; failed ones are retried. Exit status: 0 all runs\n'
+                    'finished, 1 some failed, 2 a bad spec, 130 interrupted (Ctrl-C keeps what\n'
                     'finished).',
         epilog='examples:\n'
                '  scene-sim-ros batch spec.yaml --workers 2\n'
-               '  scene-sim-ros batch spec.yaml --ray auto          # a local Ray instance, or '
-               'the running cluster\n'
-               '  scene-sim-ros batch spec.yaml --ray ray://head:10001\n'
+               '  scene-sim-ros batch spec.yaml --ray auto   # the running cluster, else a local '
+               'one\n'
+               '  scene-sim-ros batch spec.yaml --ray ray://head:10001   # needs ray[client]\n'
                'an example spec: scene_sim_ros/data/batch/example.yaml (README, "Many '
                'simulations at once")',
         formatter_class=argparse.RawDescriptionHelpFormatter)
