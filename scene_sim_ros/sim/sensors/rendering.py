@@ -6,9 +6,9 @@ Matrices go to PyBullet as flat column-major lists. The projection is built from
 angles, so ``fov_x`` and ``fov_y`` are honoured independently of the pixel aspect.
 
 :class:`RenderCache` renders each view at most once per simulation step: a Camera, a DepthCamera
-and a SegmentationCamera at the same pose, size and opening angles share one
-``getCameraImage`` call (the segmentation mask is only requested when someone needs it; the
-background is recognised from the depth buffer, which costs nothing extra).
+and a SegmentationCamera at the same pose, size and opening angles share one render (with
+TinyRenderer the segmentation mask is only requested when someone needs it and the background
+is recognised from the depth buffer; the GL pass gives all three at once).
 
 Two renderers, chosen per simulation by :func:`prepare_rendering` (``renderer`` argument, else
 ``$SCENE_SIM_ROS_RENDERER``, else ``auto``):
