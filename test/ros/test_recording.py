@@ -159,6 +159,13 @@ def _string_recording(path: Path, count: int) -> None:
     assert recorder.written == count
 
 
+def _aged(path: Path) -> Path:
+    """As a recording that ended a minute ago (bag recover leaves a fresh file alone)."""
+    stamp = time.time() - 60
+    os.utime(path, (stamp, stamp))
+    return path
+
+
 def _string_numbers(path: Path) -> list[int]:
     with _read(path) as bag:
         return [int(raw[8:14]) for _, _, raw in bag.messages()]
@@ -182,7 +189,7 @@ def test_recover_makes_a_cut_file_complete_with_every_message_before_the_cut(tmp
     before = _summary(cut_path)
     assert not before['complete']
 
-    done = recover(cut_path)
+    done = recover(_aged(cut_path))
     assert has_footer(cut_path)
     numbers = _string_numbers(cut_path)
     assert numbers == list(range(len(numbers)))  # in order, none lost before the cut
@@ -208,6 +215,9 @@ def test_recover_refuses_a_complete_file_and_bag_info_names_it_for_a_cut_one(tmp
     assert done.returncode == 2 and 'nothing to recover' in done.stderr
     data = path.read_bytes()
     path.write_bytes(data[:len(data) // 2])
+    fresh = subprocess.run([CLI, 'bag', 'recover', str(path)], capture_output=True, text=True,
+                           timeout=120)
+    assert fresh.returncode == 2 and 'a recording may still be going' in fresh.stderr
     shown = subprocess.run([CLI, 'bag', 'info', str(path)], capture_output=True, text=True,
                            timeout=120)
     assert shown.returncode == 0 and f'scene-sim-ros bag recover {path}' in shown.stdout
@@ -301,7 +311,7 @@ def test_a_killed_recording_is_readable_up_to_its_last_chunk(managed_process, tm
     from scene_sim_ros.ros.client.bag_recover import salvage
     last_cut = [r for r in salvage(bag_path) if type(r).__name__ == 'Message'][-1]
 
-    done = subprocess.run([CLI, 'bag', 'recover', str(bag_path)], capture_output=True,
+    done = subprocess.run([CLI, 'bag', 'recover', str(_aged(bag_path))], capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     with _read(bag_path) as bag:  # rosbags, as ros2 bag would: the summary is there now

@@ -13,6 +13,7 @@ from __future__ import annotations
 import mmap
 import os
 import struct
+import time
 from collections.abc import Iterator
 from io import BytesIO
 from pathlib import Path
@@ -22,6 +23,7 @@ from .. import bag_format as fmt
 from .session import UserError
 
 MAGIC = b'\x89MCAP0\r\n'
+BUSY_S = 2.0  # a file written to this recently may still be recording
 _CHUNK_HEAD = struct.Struct('<QQQII')  # start, end, uncompressed size, crc, compression length
 
 
@@ -117,6 +119,10 @@ def recover(path: str | Path, output: str | Path | None = None) -> dict[str, Any
         raise UserError(f'{path}: no such file')
     if has_footer(path) and output is None:
         raise UserError(f'{path} is complete (it has its summary); nothing to recover')
+    age = time.time() - path.stat().st_mtime
+    if age < BUSY_S and output is None:
+        raise UserError(f'{path} was written {age:.1f} s ago: a recording may still be going; '
+                        'stop it first, or recover a snapshot of it with -o OUT.mcap')
     target = Path(output) if output is not None else path
     partial = target.with_name(target.name + '.recovering')
     state = _Rewrite()
