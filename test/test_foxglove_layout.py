@@ -50,3 +50,29 @@ def test_joint_plot_labels_match_the_joint_order():
     for path in paths:
         index = int(re.search(r'\[(\d+)\]', path['value']).group(1))
         assert path['label'].split()[0] == joints[index]
+
+
+def test_layout_uses_the_keys_and_values_lichtblick_reads():
+    """Names as Lichtblick (the Foxglove Studio fork) reads them (packages/suite-base: Plot
+    utils/config.ts, ThreeDeeRender IRenderer.ts and renderables/Urdfs.ts, Grids.ts,
+    util/layout.ts PANEL_TITLE_CONFIG_KEY); a key it does not know is silently ignored."""
+    layout = json.loads(LAYOUT.read_text())
+    assert {'configById', 'layout', 'globalVariables', 'userNodes', 'playbackConfig'} <= set(
+        layout)
+    panels = layout['configById']
+    for key, config in panels.items():
+        assert 'title' not in config, key  # the panel title is foxglovePanelTitle
+        if key.startswith('Plot!'):
+            assert config['foxglovePanelTitle'] and config['xAxisVal'] == 'timestamp'
+            assert config['legendDisplay'] in ('floating', 'top', 'left', 'none')
+            for path in config['paths']:
+                assert path['timestampMethod'] in ('receiveTime', 'headerStamp')
+        if key.startswith(('3D!', 'Image!')):
+            assert config['followMode'] in ('follow-pose', 'follow-position', 'follow-none')
+            assert config['publish']['type'] in ('pose', 'point', 'pose_estimate')
+    layers = {layer['layerId']: layer for layer in panels['3D!scene']['layers'].values()}
+    assert layers['foxglove.Urdf']['sourceType'] == 'topic'
+    assert layers['foxglove.Urdf']['displayMode'] in ('auto', 'visual', 'collision')
+    assert set(layers) == {'foxglove.Urdf', 'foxglove.Grid'}
+    publish = panels['Publish!pan']
+    assert isinstance(publish['advancedView'], bool) and json.loads(publish['value'])
