@@ -9,7 +9,6 @@ the next step boundary.
 
 from __future__ import annotations
 
-import array
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,10 +29,11 @@ from .commands import (
     joint_state_commands,
     trajectory,
 )
-from .conversions import joint_state_message, set_stamp, stamp_seconds
+from .conversions import joint_state_message, stamp_seconds
 from .host import NodeHost
 from .mobile_base import MobileBase, is_mobile
 from .names import ros_name, sensor_groups
+from .serialized import MessageTemplate
 from .tf import EntityFrames
 
 
@@ -49,8 +49,9 @@ class EntityBridge:
         self.joint_names = [j.name for j in entity.movable_joints]
         self._known_joints = {name: None for name in self.joint_names}
         self.positions = np.zeros(len(self.joint_names))
+        self._velocities = np.zeros(len(self.joint_names))
+        self._efforts = np.zeros(len(self.joint_names))
         self._sample_step = -1
-        self._states: list[tuple[float, float, float]] = []
         self.publishers: list[Any] = []
         self.subscriptions: list[Any] = []
         self.adapters: list[SensorAdapter] = []
@@ -82,7 +83,11 @@ class EntityBridge:
 
     def _create_joint_interfaces(self) -> None:
         node = self.node
-        self.joint_state = joint_state_message(self.joint_names)
+        msg = joint_state_message(self.joint_names)
+        zeros = [0.0] * len(self.joint_names)
+        msg.position, msg.velocity, msg.effort = zeros, zeros, zeros
+        # serialized once, the numbers patched per publication (see .serialized)
+        self._joint_state = MessageTemplate(msg, ('position', 'velocity', 'effort'))
         self.joint_state_publisher = self._publisher(JointState, 'joint_states', qos.SENSOR)
         self._joint_state_rate = node.rate_limiter(node.publish_rate('joint_states'))
         self.description_publisher = self._publisher(String, 'robot_description', qos.LATCHED)
@@ -145,8 +150,8 @@ class EntityBridge:
         if not self.joint_names or step is not None and step == self._sample_step:
             return
         self._sample_step = -1 if step is None else step
-        self._states = list(self.node.sim.joint_states(self.name).values())
-        self.positions = np.fromiter((s[0] for s in self._states), float, len(self._states))
+        self.positions, self._velocities, self._efforts = self.node.sim.joint_state_arrays(
+            self.name)
 
     def step(self, t: float, step: int) -> None:
         if not self.is_robot:
@@ -162,13 +167,12 @@ class EntityBridge:
         if not self.is_robot:
             return
         self.sample_joints(step)
-        states = self._states
-        msg = self.joint_state
-        set_stamp(msg.header.stamp, t)
-        msg.position = array.array('d', self.positions.tobytes())
-        msg.velocity = array.array('d', [s[1] for s in states])
-        msg.effort = array.array('d', [s[2] for s in states])
-        self.node.publish(self.joint_state_publisher, msg)
+        values = self._joint_state.values
+        n = len(self.joint_names)
+        values[:n] = self.positions
+        values[n:2 * n] = self._velocities
+        values[2 * n:] = self._efforts
+        self.node.publish(self.joint_state_publisher, self._joint_state.serialize(t))
 
     @property
     def wants_before_step(self) -> bool:

@@ -39,9 +39,10 @@ from ..sim.mobile_base import (
 )
 from . import qos
 from .adapters.base import release_endpoints
-from .conversions import set_stamp, stamp_seconds
+from .conversions import stamp_seconds
 from .host import NodeHost
 from .names import ros_name
+from .serialized import MessageTemplate
 
 DRIVES = ('auto', 'diff_drive', 'holonomic', 'none')
 
@@ -127,6 +128,11 @@ def parameter(node: Any, name: str) -> Any:
     return _value(node, name, GLOBAL_PARAMETERS[name][0])
 
 
+ODOMETRY_FIELDS = ('pose.pose.position', 'pose.pose.orientation', 'twist.twist.linear',
+                   'twist.twist.angular', 'pose.covariance')
+"""The numbers of the Odometry message that change, in this order (values[0:3], [3:7], ...)."""
+
+
 def _rotate_into(q: Sequence[float], v: Sequence[float]) -> tuple[float, float, float]:
     """``v`` (world) expressed in the frame whose orientation is ``q``."""
     inverse = Pose((0.0, 0.0, 0.0), (-q[0], -q[1], -q[2], q[3]))
@@ -172,9 +178,13 @@ class MobileBase:
         if self.publish_odometry:
             self.odom_publisher = node.create_publisher(Odometry, f'{self.topic}/odom', qos.SENSOR)
             self.publishers.append(self.odom_publisher)
-            self.odom_msg = Odometry()
-            self.odom_msg.header.frame_id = self.odom_frame
-            self.odom_msg.child_frame_id = self.base_frame
+            msg = Odometry()
+            msg.header.frame_id = self.odom_frame
+            msg.child_frame_id = self.base_frame
+            msg.twist.covariance = _covariance(COVARIANCE_FLOOR, COVARIANCE_FLOOR)
+            # serialized once, the numbers patched per publication (see .serialized)
+            self._odom = MessageTemplate(msg, ODOMETRY_FIELDS)
+            self._pose_variances: tuple[float, float] | None = None
             self._odom_rate = node.rate_limiter(parameter(node, 'odometry.rate'))
         self._time_offset = node.stepper.time_offset  # changes when the supervisor resets
         self.geometry: DiffDriveGeometry | None = None
@@ -315,33 +325,28 @@ class MobileBase:
 
     def publish(self, t: float) -> None:
         truth, estimate = self.estimate()
-        msg = self.odom_msg
-        set_stamp(msg.header.stamp, t)
-        pose = msg.pose.pose
-        pose.position.x, pose.position.y, pose.position.z = (float(v) for v in estimate.position)
-        q = estimate.orientation
-        pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w = (
-            float(v) for v in q)
+        values = self._odom.values
+        values[0:3] = estimate.position
+        values[3:7] = estimate.orientation
         linear, angular = self.node.sim.get_velocity(self.sim_name)
         scale = 1.0 + self.estimator.noise.drift_linear
-        body_linear = _rotate_into(truth.orientation, linear)
-        body_angular = _rotate_into(truth.orientation, angular)
-        tw = msg.twist.twist
-        tw.linear.x, tw.linear.y, tw.linear.z = (float(v) * scale for v in body_linear)
-        tw.angular.x, tw.angular.y, tw.angular.z = (float(v) for v in body_angular)
-        position_var, heading_var = self.estimator.variances(COVARIANCE_FLOOR)
-        msg.pose.covariance = _covariance(position_var, heading_var)
-        msg.twist.covariance = _covariance(COVARIANCE_FLOOR, COVARIANCE_FLOOR)
-        self.node.publish(self.odom_publisher, msg)
+        values[7:10] = _rotate_into(truth.orientation, linear)
+        values[7:10] *= scale
+        values[10:13] = _rotate_into(truth.orientation, angular)
+        variances = self.estimator.variances(COVARIANCE_FLOOR)
+        if variances != self._pose_variances:
+            self._pose_variances = variances
+            values[13:49] = _covariance(*variances)
+        self.node.publish(self.odom_publisher, self._odom.serialize(t))
 
     def tf_poses(self, root_pose: tuple[Sequence[float], Sequence[float]]
                  ) -> tuple[tuple[Sequence[float], Sequence[float]],
                             tuple[Sequence[float], Sequence[float]]]:
         """For /tf (physics thread): (odom -> root link, world -> odom) given the root's true
         world pose."""
-        root = Pose(vec3(root_pose[0]), quat(root_pose[1]))
         if not self.estimator.noise.noisy:
             return root_pose, ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
+        root = Pose(vec3(root_pose[0]), quat(root_pose[1]))
         truth, estimate = self.estimate()
         # odom -> root = estimate(base) * (base -> root); world -> odom = truth * estimate^-1
         odom_root = estimate * (truth.inverse() * root)

@@ -18,6 +18,7 @@ from .conversions import set_stamp
 from .names import shared_topic
 from .publishing import Publishing
 from .rate import RateLimiter
+from .serialized import MessageTemplate
 from .tf import DynamicTransforms
 
 PAUSED_STATE_PERIOD = 1.0
@@ -41,7 +42,8 @@ class StepLoop:
         self._last_paused_state = -1e9
         self.clock_publisher = node.create_publisher(
             Clock, shared_topic('/clock', isolated), qos.CLOCK)
-        self._clock_msg = Clock()
+        self._clock_msg = Clock()  # for this node's own time source
+        self._clock_bytes = MessageTemplate(Clock(), (), stamp='clock')
         self.dynamic_tf = DynamicTransforms(node, shared_topic('/tf', isolated))
         self._tf_rate = RateLimiter(tf_rate, sim.step_length)
 
@@ -76,10 +78,10 @@ class StepLoop:
         self.publish_tf(t, None)
 
     def _publish_clock(self, t: float) -> None:
-        set_stamp(self._clock_msg.clock, t)
-        self._publishing.publish(self.clock_publisher, self._clock_msg)
+        self._publishing.publish(self.clock_publisher, self._clock_bytes.serialize(t))
         source = self._node._time_source  # noqa: SLF001 - the node is its own clock source
         if source.ros_time_is_active:
+            set_stamp(self._clock_msg.clock, t)
             source.clock_callback(self._clock_msg)  # this node's own ROS time
 
     def publish_tf(self, t: float, step: int | None) -> None:

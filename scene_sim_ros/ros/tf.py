@@ -119,9 +119,15 @@ class JointKinematics:
                                   dtype=float).reshape(-1, 4)
         self._axis = np.array([j.axis for j in joints], dtype=float).reshape(-1, 3)
         self._prismatic = np.array([j.type == 'prismatic' for j in joints], dtype=bool)
+        self._any_prismatic = bool(self._prismatic.any())
 
     def transforms(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(N, 3) translations and (N, 4) rotations for joint ``positions`` (N,)."""
+        if not self._any_prismatic:  # revolute joints only: the translations are the origins
+            half = 0.5 * positions
+            motion = np.concatenate((self._axis * np.sin(half)[:, None], np.cos(half)[:, None]),
+                                    axis=1)
+            return self._origin_p, quat_multiply(self._origin_q, motion)
         angle = np.where(self._prismatic, 0.0, positions)
         half = 0.5 * angle
         motion = np.concatenate((self._axis * np.sin(half)[:, None], np.cos(half)[:, None]), axis=1)
@@ -191,19 +197,24 @@ class SerializedTransforms:
         if data[:2] != b'\x00\x01':
             raise ValueError('expected little-endian CDR')
         self.count = len(message.transforms)
-        self._buffer = np.frombuffer(bytearray(data), dtype=np.uint8).copy()
+        self._buffer = bytearray(data)
         stamps, values = _transform_offsets(data)
-        self._stamp_index = (stamps[:, None] + np.arange(8)).ravel()
-        self._value_index = (values[:, None] + np.arange(56)).ravel()
+        # views of the bytes as the stamps' words and the transforms' doubles (the doubles are
+        # 8-aligned from the end of the 4-byte encapsulation header, as CDR aligns them)
+        self._words = np.frombuffer(self._buffer, dtype='<u4', count=len(data) // 4)
+        self._doubles = np.frombuffer(self._buffer, dtype='<f8', offset=4,
+                                      count=(len(data) - 4) // 8)
+        self._sec_index = stamps // 4
+        self._nanosec_index = self._sec_index + 1
+        self._value_index = ((values - 4) // 8)[:, None] + np.arange(7)
 
     def serialize(self, time: float, values: np.ndarray) -> bytes:
         """The message with every stamp = ``time`` and (N, 7) ``values`` (x y z qx qy qz qw)."""
         sec, nanosec = divmod(round(time * NANOSECONDS), NANOSECONDS)
-        stamp = np.array([sec, nanosec], dtype='<u4').view(np.uint8)
-        self._buffer[self._stamp_index] = np.tile(stamp, self.count)
-        self._buffer[self._value_index] = np.ascontiguousarray(values, dtype='<f8').view(
-            np.uint8).ravel()
-        return self._buffer.tobytes()
+        self._words[self._sec_index] = sec
+        self._words[self._nanosec_index] = nanosec
+        self._doubles[self._value_index] = values
+        return bytes(self._buffer)
 
 
 def _transform_offsets(data: bytes) -> tuple[np.ndarray, np.ndarray]:
@@ -268,9 +279,8 @@ class DynamicTransforms:
         entities, ``joint_positions`` of their movable joints concatenated in the same order."""
         values = self._values
         roots = len(self._frames)
-        for row, (position, orientation) in enumerate(root_poses):
-            values[row, :3] = position
-            values[row, 3:] = orientation
+        if roots:
+            values[:roots] = [(*position, *orientation) for position, orientation in root_poses]
         joints = self._kinematics.count
         if joints:
             translation, rotation = self._kinematics.transforms(joint_positions)

@@ -145,6 +145,15 @@ class MotorBank:
             return float(self.torque_output[k])
         return applied
 
+    def efforts(self, applied: np.ndarray) -> np.ndarray:
+        """:meth:`effort` of every joint at once (``applied``: PyBullet's, one per joint)."""
+        out = np.array(applied, dtype=np.float64)
+        torque_rows = self.is_torque & (self.mode == self.torque_mode)
+        out[torque_rows] = self.torque_output[torque_rows]
+        effort_mode = self.mode == EFFORT
+        out[effort_mode] = self.effort_target[effort_mode]
+        return out
+
     @property
     def active(self) -> bool:
         """Whether any joint needs motor output every step."""

@@ -462,6 +462,27 @@ class Simulation:
         linear = tuple(v + w for v, w in zip(linear, cross(angular, offset)))
         return linear, tuple(angular)
 
+    def link_world_state(self, entity: str, link: str) -> tuple[Pose, Vector, Vector]:
+        """:meth:`link_world_pose` and :meth:`link_world_velocity` from one PyBullet query
+        (an IMU reads both after every step)."""
+        built = self._built(entity)
+        index = self.link_index(entity, link)
+        if index < 0:
+            com, orientation = pb.getBasePositionAndOrientation(built.body,
+                                                                physicsClientId=self.client)
+            self._guard.require_finite(built.name, (*com, *orientation))
+            pose = Pose(com, orientation) * built.inertial_inverse[-1]
+            linear, angular = pb.getBaseVelocity(built.body, physicsClientId=self.client)
+        else:
+            state = pb.getLinkState(*built.locate(index), computeLinkVelocity=1,
+                                    computeForwardKinematics=1, physicsClientId=self.client)
+            self._guard.require_finite(built.name, (*state[0], *state[1]))
+            pose = Pose(state[0], state[1]) * built.inertial_inverse[index]
+            com, linear, angular = state[0], state[6], state[7]
+        offset = tuple(o - c for o, c in zip(pose.position, com))
+        linear = tuple(v + w for v, w in zip(linear, cross(angular, offset)))
+        return pose, linear, tuple(angular)
+
     def get_velocity(self, name: str) -> tuple[Vector, Vector]:
         """(linear, angular) world velocity of an entity root or ``"entity/link"``."""
         built, index = self._resolve(name)
@@ -503,6 +524,20 @@ class Simulation:
         for k, (joint, state) in enumerate(zip(built.movable_joints, states)):
             out[joint.name] = (state[0], state[1], motors.effort(k, state[3]))
         return out
+
+    def joint_state_arrays(self, entity: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`joint_states` as three arrays (position, velocity, effort) in scene order:
+        one call per step for the ROS node's joint states and TF, without a dict per joint."""
+        built = self._built(entity)
+        if not built.joint_indices:
+            empty = np.zeros(0)
+            return empty, empty, empty
+        states = self._joint_states(built)
+        count = len(states)
+        positions = np.fromiter((s[0] for s in states), np.float64, count)
+        velocities = np.fromiter((s[1] for s in states), np.float64, count)
+        applied = np.fromiter((s[3] for s in states), np.float64, count)
+        return positions, velocities, built.motors.efforts(applied)
 
     def command(self, entity: str, joint: str, position: float | None = None,
                 velocity: float | None = None, effort: float | None = None) -> None:

@@ -14,6 +14,7 @@ pytest.importorskip('nav_msgs.msg')
 
 from geometry_msgs.msg import Twist, TwistStamped  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
+from rclpy.serialization import deserialize_message  # noqa: E402
 
 from scene_sim_ros import Simulation, load_scene  # noqa: E402
 from scene_sim_ros.ros.mobile_base import GLOBAL_PARAMETERS, MobileBase  # noqa: E402
@@ -57,6 +58,8 @@ class FakeNode:
         self.rejected.append(f'{source}: {reason}')
 
     def publish(self, publisher, msg):
+        if isinstance(msg, bytes):  # a message serialized once and patched (ros/serialized.py)
+            msg = deserialize_message(msg, publisher.msg_type)
         self.published.append(msg)
 
     def get_logger(self):

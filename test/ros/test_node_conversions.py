@@ -71,3 +71,90 @@ def test_imu_covariances_mark_missing_quantities():
     assert msg.linear_acceleration_covariance[0] > 0.0  # noise-free still reports a variance
     gyro_only = imu_message(acceleration_noise=None, angular_velocity_noise=0.0)
     assert gyro_only.linear_acceleration_covariance[0] == -1.0
+
+
+# --- messages serialized once, patched per publication (scene_sim_ros.ros.serialized) ----------
+
+def _filled(msg_type, **values):
+    """A message of ``msg_type`` as the node would fill it field by field (the reference)."""
+    msg = msg_type()
+    for path, value in values.items():
+        *parents, last = path.split('__')
+        target = msg
+        for part in parents:
+            target = getattr(target, part)
+        setattr(target, last, value)
+    return msg
+
+
+@pytest.mark.parametrize('seconds', [0.0, 0.036, 1234.9999999999, 86_400.5])
+def test_patched_joint_state_reads_back_as_the_message_filled_field_by_field(seconds):
+    import array
+
+    from rclpy.serialization import deserialize_message
+    from sensor_msgs.msg import JointState
+
+    from scene_sim_ros.ros.serialized import MessageTemplate
+    names = [f'Joint{k}' for k in range(24)]
+    template_msg = _filled(JointState, name=names, position=[0.0] * 24, velocity=[0.0] * 24,
+                           effort=[0.0] * 24)
+    template_msg.header.frame_id = 'robot1'
+    template = MessageTemplate(template_msg, ('position', 'velocity', 'effort'))
+    rng = np.random.default_rng(7)
+    for _ in range(3):  # patched again and again, as after every step
+        values = rng.normal(size=72) * 10.0
+        template.values[:] = values
+        data = template.serialize(seconds)
+        expected = _filled(JointState, name=names, position=array.array('d', values[:24]),
+                           velocity=array.array('d', values[24:48]),
+                           effort=array.array('d', values[48:]))
+        expected.header.frame_id = 'robot1'
+        set_stamp(expected.header.stamp, seconds)
+        assert deserialize_message(data, JointState) == expected
+
+
+def test_patched_imu_odometry_and_clock_read_back_exactly():
+    from nav_msgs.msg import Odometry
+    from rclpy.serialization import deserialize_message
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import Imu
+
+    from scene_sim_ros.ros.serialized import MessageTemplate
+    imu = imu_message(acceleration_noise=0.1, angular_velocity_noise=None)
+    imu.header.frame_id = 'robot1/Accelerometer'
+    template = MessageTemplate(imu, ('orientation', 'angular_velocity', 'linear_acceleration'))
+    assert list(template.values) == [0.0] * 10  # the message's own values to begin with
+    template.values[template.slices['linear_acceleration']] = (0.5, -0.25, 9.81)
+    imu.linear_acceleration.x, imu.linear_acceleration.y, imu.linear_acceleration.z = (
+        0.5, -0.25, 9.81)
+    set_stamp(imu.header.stamp, 2.5)
+    assert deserialize_message(template.serialize(2.5), Imu) == imu
+
+    odom = Odometry()
+    odom.header.frame_id, odom.child_frame_id = 'robot1/odom', 'robot1/base'
+    fields = ('pose.pose.position', 'pose.pose.orientation', 'pose.covariance')
+    template = MessageTemplate(odom, fields)
+    assert template.slices == {'pose.pose.position': slice(0, 3),
+                               'pose.pose.orientation': slice(3, 7),
+                               'pose.covariance': slice(7, 43)}
+    template.values[:] = np.arange(43.0)
+    odom.pose.pose.position.x, odom.pose.pose.position.y, odom.pose.pose.position.z = 0.0, 1.0, 2.0
+    o = odom.pose.pose.orientation
+    o.x, o.y, o.z, o.w = 3.0, 4.0, 5.0, 6.0
+    odom.pose.covariance = np.arange(7.0, 43.0)
+    set_stamp(odom.header.stamp, 7.0)
+    assert deserialize_message(template.serialize(7.0), Odometry) == odom
+
+    clock = MessageTemplate(Clock(), (), stamp='clock')
+    expected = Clock()
+    set_stamp(expected.clock, 0.012)
+    assert deserialize_message(clock.serialize(0.012), Clock) == expected
+
+
+def test_a_field_that_cannot_be_found_once_is_an_error():
+    from std_msgs.msg import Float64MultiArray
+
+    from scene_sim_ros.ros.serialized import MessageTemplate
+    msg = Float64MultiArray(data=[1.0, 2.0])
+    with pytest.raises(ValueError, match='header.stamp'):
+        MessageTemplate(msg, ('data',))  # a message without a header has no stamp to patch

@@ -163,6 +163,25 @@ def test_passive_joint_takes_effort_commands_only():
     assert sim.joint_states('pendulum')['hinge'][2] == 1.0
 
 
+def test_joint_state_arrays_are_joint_states_in_scene_order():
+    """The node's per-step read: the same numbers as joint_states, for a servo (PyBullet's
+    applied effort), a commanded effort and a passive joint, links and the link state."""
+    sim = Simulation(_busy_scene())
+    sim.command('pendulum', 'hinge', effort=0.7)
+    _drive(sim)
+    for name in ('arm', 'pendulum', 'crate'):
+        states = list(sim.joint_states(name).values())
+        positions, velocities, efforts = sim.joint_state_arrays(name)
+        assert positions.tolist() == [s[0] for s in states]
+        assert velocities.tolist() == [s[1] for s in states]
+        assert efforts.tolist() == [s[2] for s in states]
+    assert sim.joint_state_arrays('pendulum')[2].tolist() == [0.7]
+    for link in ('rod', 'base'):
+        pose, linear, angular = sim.link_world_state('arm', link)
+        assert pose == sim.link_world_pose('arm', link)
+        assert (linear, angular) == sim.link_world_velocity('arm', link)
+
+
 def test_set_joint_position_teleports_and_servo_holds_it():
     sim = Simulation(scene_of(arm(servo()), gravity=(0, 0, 0)))
     sim.set_joint_position('arm', 'shoulder', 0.8)

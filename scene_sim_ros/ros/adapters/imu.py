@@ -16,9 +16,13 @@ from sensor_msgs.msg import Imu
 
 from ...scene.transforms import Quat, quat_conjugate, quat_multiply, quat_rotate, vec3
 from .. import qos
-from ..conversions import imu_message, set_vector3
+from ..conversions import imu_message
 from ..names import INERTIAL_KINDS
+from ..serialized import MessageTemplate
 from .base import SensorAdapter
+
+FIELDS = ('orientation', 'angular_velocity', 'linear_acceleration')
+"""The numbers of an Imu message that change (covariances and frame are set once)."""
 
 
 def sort_group(sensors):
@@ -56,25 +60,28 @@ class ImuAdapter(SensorAdapter):
                                  quat_multiply(quat_conjugate(self.inertial_unit.pose.orientation),
                                                frame))
         self.publisher = self.create_publisher(Imu, topic_suffix(self.group), qos.SENSOR)
+        # serialized once, the numbers patched per publication (see ..serialized)
+        self.template = MessageTemplate(self.msg, FIELDS)
+        self._orientation = self.template.slices['orientation']
+        self._angular_velocity = self.template.slices['angular_velocity']
+        self._linear_acceleration = self.template.slices['linear_acceleration']
 
     def publish(self, t: float) -> None:
-        msg = self.msg
-        self.stamp(msg.header, t)
+        values = self.template.values
         sim, name = self.node.sim, self.entity.name
         if self.accelerometer is not None:
             value = sim.read(name, self.accelerometer.name)
-            set_vector3(msg.linear_acceleration, _rotated(self._accel_rotation, value))
+            values[self._linear_acceleration] = _rotated(self._accel_rotation, value)
         if self.gyroscope is not None:
             value = sim.read(name, self.gyroscope.name)
-            set_vector3(msg.angular_velocity, _rotated(self._gyro_rotation, value))
+            values[self._angular_velocity] = _rotated(self._gyro_rotation, value)
         if self.inertial_unit is not None:
             x, y, z, w = sim.read(name, self.inertial_unit.name)
             q: Quat = (float(x), float(y), float(z), float(w))
             if self._orientation_fix is not None:
                 q = quat_multiply(q, self._orientation_fix)
-            o = msg.orientation
-            o.x, o.y, o.z, o.w = q
-        self.node.publish(self.publisher, msg)
+            values[self._orientation] = q
+        self.node.publish(self.publisher, self.template.serialize(t))
 
 
 def _noise(sensor) -> float | None:

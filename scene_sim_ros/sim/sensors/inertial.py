@@ -34,8 +34,8 @@ class AccelerometerReader(Reader):
         self._acceleration = np.zeros(3)
 
     def _point_velocity(self) -> np.ndarray:
-        linear, angular = self.sim.link_world_velocity(self.entity, self.sensor.link)
-        offset = self.link_pose().rotate(self.sensor.pose.position)
+        pose, linear, angular = self.sim.link_world_state(self.entity, self.sensor.link)
+        offset = pose.rotate(self.sensor.pose.position)
         # plain tuples: this runs after every step for every accelerometer (np.cross costs 10x)
         return np.add(linear, cross(angular, offset))
 
@@ -58,8 +58,8 @@ class GyroscopeReader(Reader):
     """(3,) float64 angular velocity (rad/s) in the sensor frame."""
 
     def read(self) -> np.ndarray:
-        _, angular = self.sim.link_world_velocity(self.entity, self.sensor.link)
-        rate = _rotation(self.sensor_pose()).T @ np.asarray(angular, dtype=np.float64)
+        pose, _, angular = self.sim.link_world_state(self.entity, self.sensor.link)
+        rate = _rotation(pose * self.sensor.pose).T @ np.asarray(angular, dtype=np.float64)
         return add_gaussian(self.sim.rng, rate, self.sensor.noise)
 
 
