@@ -119,6 +119,8 @@ class ProtoLibrary:
             found = self.resolve(node)
             if isinstance(found, ProtoDef):
                 result = self.expand(self.instantiate(found, node), {}, depth + 1)
+                # the root of an outer PROTO's body (TiagoLite's TiagoBase): the outer one names it
+                result.proto = node.proto or result.proto
                 memo[id(node)] = result
                 return result
             if isinstance(found, str):

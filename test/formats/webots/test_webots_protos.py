@@ -56,6 +56,7 @@ def test_nested_protos_pass_fields_through(write_file):
     """)
     tower = load(world).entity('t')
     assert tower.root.collisions[0].shape.size == (0.1, 0.1, 0.7)
+    assert tower.source == 'Tower'  # the PROTO the world instantiates, as Webots shows it
 
 
 def test_is_binding_wins_over_a_value_written_for_the_same_field(write_file):

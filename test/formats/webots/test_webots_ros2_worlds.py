@@ -123,7 +123,7 @@ def test_webots_ros2_world_loads_with_at_least_these_devices(name, tmp_path):
 def test_robot_keeps_the_name_the_world_gives_it(tmp_path):
     """TiagoBase's Robot writes both `name IS name` and `name "TIAGo base"`; Webots keeps IS."""
     (robot,) = _robots('default.wbt', 'TiagoLite', tmp_path)
-    assert robot.name == 'Tiago_Lite'
+    assert robot.name == 'Tiago_Lite' and robot.source == 'TiagoLite'
 
 
 def test_universal_robot_world_has_no_robot_of_its_own():
