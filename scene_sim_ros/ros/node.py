@@ -122,7 +122,8 @@ class SimNode(Node):
         from ..sim.simulation import Simulation
         self.get_logger().info('building the PyBullet world ...')
         started = time.perf_counter()
-        sim = Simulation(self.scene, gui=bool(self._param('gui')), seed=int(self._param('seed')))
+        sim = Simulation(self.scene, gui=bool(self._param('gui')), seed=int(self._param('seed')),
+                         renderer=str(self._param('renderer')) or None)
         self.get_logger().info(f'world built in {time.perf_counter() - started:.1f} s')
         for warning in sim.warnings:
             self.get_logger().warning(warning)

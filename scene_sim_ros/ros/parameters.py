@@ -103,6 +103,9 @@ def declare_node_parameters(node: Node) -> None:
     declare('paused', False, descriptor('start (or, set later, switch to) paused'))
     declare('gui', False, descriptor('open the PyBullet window', read_only=True))
     declare('seed', 0, descriptor('seed of the sensor noise', read_only=True))
+    declare('renderer', '', descriptor(
+        "camera renderer: 'auto' (gl where an EGL context can be made, else tiny), 'gl' or "
+        "'tiny'; empty: $SCENE_SIM_ROS_RENDERER or 'auto'", read_only=True))
     for kind, rate in PUBLISH_RATES.items():
         declare(f'publish_rates.{kind}', rate, number_descriptor(
             f'{kind} publish rate in Hz of sim time (0: every step)', read_only=True))

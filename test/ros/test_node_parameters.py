@@ -13,7 +13,7 @@ NODE = '/scene_sim'
 @pytest.fixture(scope='module')
 def sim(tmp_path_factory):
     # real_time_factor:=0 is an INTEGER on the command line (as users type it)
-    with scene_sim_run(tmp_path_factory.mktemp('params'), '--ros-args',
+    with scene_sim_run(tmp_path_factory.mktemp('params'), '--renderer', 'tiny', '--ros-args',
                        '-p', 'real_time_factor:=0') as process:
         yield process
 
@@ -44,6 +44,7 @@ def test_get_parameters_for_every_listed_name_returns_every_value(client):
     values = call_service(client, GetParameters, f'{NODE}/get_parameters',
                           GetParameters.Request(names=names)).values
     assert len(values) == len(names)
+    assert values[names.index('renderer')].string_value == 'tiny'  # run --renderer tiny
     unset = [n for n, v in zip(names, values) if v.type == ParameterType.PARAMETER_NOT_SET]
     assert unset == []
     by_name = dict(zip(names, values))
