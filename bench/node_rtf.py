@@ -113,9 +113,18 @@ class Client:
     def subscribe_cameras(self, robot: str) -> None:
         from rclpy.qos import QoSProfile
         from sensor_msgs.msg import Image
+        self.images: dict[str, int] = {}
         for camera in ('CameraTop', 'CameraBottom'):
+            def count(msg, camera: str = camera) -> None:
+                self.images[camera] = self.images.get(camera, 0) + 1
             self.camera_subscriptions.append(self.node.create_subscription(
-                Image, f'/{robot}/{camera}/image_raw', self._count, QoSProfile(depth=2)))
+                Image, f'/{robot}/{camera}/image_raw', count, QoSProfile(depth=2)))
+
+    def wait_for_images(self, timeout: float) -> None:
+        """Until both cameras delivered a frame (a renderer's first frame may build caches)."""
+        deadline = time.monotonic() + timeout
+        while len(self.images) < 2 and time.monotonic() < deadline:
+            self.executor.spin_once(timeout_sec=0.05)
 
     def unsubscribe_cameras(self) -> None:
         for subscription in self.camera_subscriptions:
@@ -141,7 +150,8 @@ def node_round(scene: Path, client: Client, window: float, robot: str,
         client.wait_for_clock(120.0)
         plain = client.rtf(window)
         client.subscribe_cameras(robot)
-        client.spin_for(1.0)  # first frames (renderers start lazily)
+        client.wait_for_images(60.0)  # first frames (renderers start lazily, gl builds its LOD)
+        client.spin_for(1.0)
         cameras = client.rtf(window)
         client.unsubscribe_cameras()
         return plain, cameras
