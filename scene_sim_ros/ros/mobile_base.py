@@ -160,7 +160,6 @@ class MobileBase:
             return _value(node, f'{prefix}.{key}', ENTITY_PARAMETERS[key][0])
         self.base_link = base_link_name(entity, entity_value('base_frame'))
         self.base_is_root = self.base_link == entity.root.name
-        self.sim_name = entity.name if self.base_is_root else f'{entity.name}/{self.base_link}'
         frames = node.frames
         self.odom_frame = frames.odom(entity.name)
         self.base_frame = frames.link(entity.name, self.base_link)
@@ -302,8 +301,7 @@ class MobileBase:
     # --- odometry --------------------------------------------------------------------------------
 
     def _true_base_pose(self) -> Pose:
-        position, orientation = self.node.sim.get_pose(self.sim_name)
-        return Pose(vec3(position), quat(orientation))
+        return self.node.sim.link_world_state(self.name, self.base_link)[0]
 
     def after_step(self, t: float) -> None:
         """Physics thread, after every step: integrate (when noisy) and publish when due."""
@@ -328,7 +326,7 @@ class MobileBase:
         values = self._odom.values
         values[0:3] = estimate.position
         values[3:7] = estimate.orientation
-        linear, angular = self.node.sim.get_velocity(self.sim_name)
+        _, linear, angular = self.node.sim.link_world_state(self.name, self.base_link)
         scale = 1.0 + self.estimator.noise.drift_linear
         values[7:10] = _rotate_into(truth.orientation, linear)
         values[7:10] *= scale

@@ -93,7 +93,9 @@ class StepLoop:
         poses = []
         positions = []
         for f in frames:
-            poses.append(sim.get_pose(f.entity.name))
+            # the root's pose as an IMU on it already read it this step (a cached query)
+            pose = sim.link_world_state(f.entity.name, f.entity.root.name)[0]
+            poses.append((pose.position, pose.orientation))
             if f.moving_joints:
                 bridge = self._by_name[f.entity.name]
                 bridge.sample_joints(step)

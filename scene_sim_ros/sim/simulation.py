@@ -103,6 +103,8 @@ class Simulation:
         self._spawned: dict[str, Entity] = {}
         self._removed: set[str] = set()
         self._readers: dict[tuple[str, str], Any] = {}
+        self._link_states: dict[tuple[str, str], tuple[Pose, Vector, Vector]] = {}
+        """:meth:`link_world_state` of this step (emptied by every step and every teleport)."""
         self._pushes: list[_Push] = []
         self._steps = 0
         self._guard = ExplosionGuard(self)
@@ -203,6 +205,7 @@ class Simulation:
     def step(self, n: int = 1) -> None:
         """Advance ``n`` physics steps: motors, forces, kinematic bodies, physics, sensors."""
         for _ in range(int(n)):
+            self._link_states.clear()
             self._move_kinematic()
             for sub in range(self.substeps, 0, -1):
                 self._apply_motors()
@@ -211,6 +214,7 @@ class Simulation:
                 self._bounce.before_step()
                 pb.stepSimulation(physicsClientId=self.client)
                 self._bounce.after_step()
+            self._link_states.clear()
             self._steps += 1
             self._guard.check(self._steps)
             for reader in list(self._readers.values()):
@@ -464,7 +468,10 @@ class Simulation:
 
     def link_world_state(self, entity: str, link: str) -> tuple[Pose, Vector, Vector]:
         """:meth:`link_world_pose` and :meth:`link_world_velocity` from one PyBullet query
-        (an IMU reads both after every step)."""
+        (an IMU reads both after every step; kept until the next step or teleport)."""
+        cached = self._link_states.get((entity, link))
+        if cached is not None:
+            return cached
         built = self._built(entity)
         index = self.link_index(entity, link)
         if index < 0:
@@ -481,7 +488,9 @@ class Simulation:
             com, linear, angular = state[0], state[6], state[7]
         offset = tuple(o - c for o, c in zip(pose.position, com))
         linear = tuple(v + w for v, w in zip(linear, cross(angular, offset)))
-        return pose, linear, tuple(angular)
+        state = (pose, linear, tuple(angular))
+        self._link_states[(entity, link)] = state
+        return state
 
     def get_velocity(self, name: str) -> tuple[Vector, Vector]:
         """(linear, angular) world velocity of an entity root or ``"entity/link"``."""
@@ -532,12 +541,9 @@ class Simulation:
         if not built.joint_indices:
             empty = np.zeros(0)
             return empty, empty, empty
-        states = self._joint_states(built)
-        count = len(states)
-        positions = np.fromiter((s[0] for s in states), np.float64, count)
-        velocities = np.fromiter((s[1] for s in states), np.float64, count)
-        applied = np.fromiter((s[3] for s in states), np.float64, count)
-        return positions, velocities, built.motors.efforts(applied)
+        positions, velocities, _, applied = zip(*self._joint_states(built))
+        return (np.array(positions, dtype=np.float64), np.array(velocities, dtype=np.float64),
+                built.motors.efforts(np.array(applied, dtype=np.float64)))
 
     def command(self, entity: str, joint: str, position: float | None = None,
                 velocity: float | None = None, effort: float | None = None) -> None:
@@ -743,7 +749,9 @@ def _prepare_rendering(sim: Simulation, scene: Scene, renderer: str | None) -> N
 
 
 def _invalidate_renders(sim: Simulation) -> None:
-    """Cached camera frames no longer show the world once bodies moved between steps."""
+    """Cached camera frames (and link states) no longer show the world once bodies moved
+    between steps."""
+    sim._link_states.clear()  # noqa: SLF001
     invalidate = getattr(_sensors_module(), 'invalidate_renders', None)
     if invalidate is not None:
         invalidate(sim)

@@ -182,6 +182,22 @@ def test_joint_state_arrays_are_joint_states_in_scene_order():
         assert (linear, angular) == sim.link_world_velocity('arm', link)
 
 
+def test_link_world_state_follows_a_teleport_and_every_step():
+    """The IMU's per-step query is kept within a step: a teleport or the next step renews it."""
+    sim = Simulation(_busy_scene())
+    sim.step(5)
+    root = sim.scene.entity('crate').root.name
+    first = sim.link_world_state('crate', root)
+    assert sim.link_world_state('crate', root) is first  # one query per step
+    sim.set_pose('crate', (2.0, 0.0, 1.0), (0.0, 0.0, 0.0, 1.0))
+    moved = sim.link_world_state('crate', root)
+    assert moved[0] == sim.link_world_pose('crate', root) != first[0]
+    sim.step(1)
+    stepped = sim.link_world_state('crate', root)
+    assert stepped[0] == sim.link_world_pose('crate', root) != moved[0]
+    assert stepped[1:] == sim.link_world_velocity('crate', root)
+
+
 def test_set_joint_position_teleports_and_servo_holds_it():
     sim = Simulation(scene_of(arm(servo()), gravity=(0, 0, 0)))
     sim.set_joint_position('arm', 'shoulder', 0.8)

@@ -50,7 +50,8 @@ class AccelerometerReader(Reader):
         self._acceleration = np.zeros(3)
 
     def read(self) -> np.ndarray:
-        specific_force = _rotation(self.sensor_pose()).T @ (self._acceleration - self._gravity)
+        pose, _, _ = self.sim.link_world_state(self.entity, self.sensor.link)
+        specific_force = _rotation(pose * self.sensor.pose).T @ (self._acceleration - self._gravity)
         return add_gaussian(self.sim.rng, specific_force, self.sensor.noise)
 
 
