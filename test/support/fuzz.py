@@ -169,8 +169,9 @@ def check(path: Path, mesh_dir: Path, *, build: bool = True) -> tuple[str, str]:
     from scene_sim_ros.formats import load_scene
     from scene_sim_ros.formats.simrobot import reader
     reader.clear_cache()
+    offline = {'webots.download': 'false'} if path.suffix in ('.wbt', '.proto') else None
     try:
-        scene = load_scene(path)
+        scene = load_scene(path, parameters=offline)  # a mutated EXTERNPROTO url: no network
     except SceneLoadError as err:
         return 'error', str(err)[:200]
     except Exception as err:  # noqa: BLE001 - counting escapes is the point
