@@ -140,3 +140,16 @@ def test_limits_from_environment_must_be_numbers(monkeypatch) -> None:
     monkeypatch.setenv(limits.env_name('max_elements'), 'lots')
     with pytest.raises(SceneLoadError, match='SCENE_SIM_ROS_MAX_ELEMENTS'):
         limits.current()
+
+
+def test_simox_include_depth(write_file: WriteFile) -> None:
+    for i in range(4):
+        write_file(f'r{i}.xml', f"""<Robot Type='R{i}' RootNode='n{i}'><RobotNode name='n{i}'>
+            <ChildFromRobot><File>r{i + 1}.xml</File></ChildFromRobot></RobotNode></Robot>""")
+    write_file('r4.xml', "<Robot Type='R4' RootNode='n4'><RobotNode name='n4'/></Robot>")
+    path = write_file('r0.xml', """<Robot Type='R0' RootNode='n0'><RobotNode name='n0'>
+        <ChildFromRobot><File>r1.xml</File></ChildFromRobot></RobotNode></Robot>""")
+    with limits.override(max_include_depth=3):
+        message = refused(path, 'max_include_depth', path.parent / 'r3.xml')
+    assert 'robot files (ChildFromRobot) nest 4 deep' in message
+    assert len(load_scene(path).entities[0].links) == 5

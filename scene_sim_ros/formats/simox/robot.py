@@ -614,6 +614,7 @@ def load_robot_def(ctx: LoadContext, path: Path) -> RobotDef:
     if path in ctx.loading:
         raise SceneLoadError('robot files include each other in a cycle: '
                              + ' -> '.join(p.name for p in [*ctx.loading, path]), path)
+    limits.check_depth(len(ctx.loading) + 1, 'robot files (ChildFromRobot)', path)
     ctx.loading.append(path)
     try:
         robot = _read_robot(ctx, path, read_xml(path, ctx.diagnostics))
