@@ -33,7 +33,7 @@ class Limits:
     max_elements: int = 200_000
     """Elements after expansion: SimRobot ``ref``, Webots DEF/USE, RaiSim ``<array>``, includes."""
     max_include_depth: int = 32
-    """Nesting of includes (SimRobot Include, Simox ChildFromRobot/include, PROTO in PROTO)."""
+    """Nesting of includes (SimRobot Include, RaiSim include, Simox ChildFromRobot)."""
     max_magnitude: float = 1e9
     """Largest absolute value of any number in SI units (length, mass, force, ...)."""
     max_time_step: float = 1.0
