@@ -191,3 +191,9 @@ def test_simox_node_loop_through_the_root_that_hung(write_file: WriteFile) -> No
         <RobotNode name='b'><Child name='a'/></RobotNode></Robot>""")
     assert error_of(path) == (f"{path}:3: root node 'a' cannot be a child (of 'b'): the nodes "
                               'form a loop')
+
+
+def test_raisim_include_name_too_long_for_the_file_system(write_file: WriteFile) -> None:
+    path = write_file('w.xml', f'<raisim version="1.0"><include value="{"x" * 5000}.xml"/>'
+                      '</raisim>')
+    assert error_of(path).endswith('.xml not found')

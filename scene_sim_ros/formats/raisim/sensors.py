@@ -218,10 +218,10 @@ def _sensor(reader: _Reader, element: etree._Element, name: str, link: str, pose
 
 def find_sensor_file(urdf_path: Path, filename: str) -> Path | None:
     if Path(filename).is_absolute():
-        found = Path(filename) if Path(filename).is_file() else None
+        found = Path(filename) if paths.is_file(Path(filename)) else None
     else:
         candidates = (urdf_path.parent / directory / filename for directory in SEARCH_DIRECTORIES)
-        found = next((c for c in candidates if c.is_file()), None)
+        found = next((c for c in candidates if paths.is_file(c)), None)
     return None if found is None else paths.confine(found, 'sensor set', urdf_path)
 
 

@@ -369,7 +369,7 @@ def _collect_parameters(root: etree._Element, path: Path, loader: _Loader) -> di
                         scope.setdefault(entry.tag, entry.get('value', ''))
             elif tag == 'include':
                 included = _include_path(Node(child, file, {}, loader))
-                if included is not None and included.is_file():
+                if included is not None and paths.is_file(included):
                     visit(read_root(included), included)
 
     visit(root, path)
@@ -497,7 +497,7 @@ def _include(node: Node, world: _World) -> None:
     if path is None:
         node.error('<include> needs value="file"')
         return
-    if not path.is_file():
+    if not paths.is_file(path):
         node.error(f'included file {path} not found')
         return
     if path.resolve() in node.loader.include_stack:
@@ -724,7 +724,7 @@ def _mesh(node: Node) -> Entity | None:
     entity = None
     if path is None:
         node.error('<mesh> needs file_name')
-    elif not path.is_file():
+    elif not paths.is_file(path):
         node.warn(f'mesh file {path} not found; object {name!r} dropped')
     else:
         if inertia is None:
@@ -784,7 +784,7 @@ def _heightfield(node: Node) -> Heightfield | None:
             if path is None or x_size is None or y_size is None:
                 node.error('a PNG height map needs png, x_size and y_size')
                 return None
-            if not path.is_file():
+            if not paths.is_file(path):
                 node.warn(f'height-map image {path} not found; a flat height map at z_offset '
                           'stands in for it')
                 return Heightfield(np.full((2, 2), z_offset), x_size, y_size)
