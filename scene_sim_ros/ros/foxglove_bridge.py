@@ -11,7 +11,9 @@ cmd_vel, controller commands; advertised as channels too, since Lichtblick only 
 was told about) and call the node's services (``services``, CDR requests).
 
 A slow or vanished viewer never slows the simulation: ``channel.log`` only queues, and the SDK
-keeps at most :data:`BACKLOG` messages per viewer, dropping the oldest.
+keeps at most :data:`BACKLOG` messages per viewer, dropping the oldest; what it reports of that
+goes to the node's log, counted per viewer (:mod:`.foxglove_log`). The messages come from the
+tap's receiver thread, which no viewer can hold up.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from foxglove.websocket import ServerListener
 
+from .foxglove_log import SdkLog
 from .tap import Tap, TopicInfo, message_class, service_class, service_definitions
 
 BACKLOG = 128
@@ -49,6 +52,8 @@ class FoxgloveBridge:
         self._lock = threading.Lock()
         self._last_time = -TIME_PERIOD_NS
         self.rejected = 0
+        self.sdk_log = SdkLog(self.logger, BACKLOG)
+        self.sdk_log.install()
         self.server = foxglove.start_server(
             name=f'scene_sim_ros {node.get_fully_qualified_name()}', host=address, port=port,
             capabilities=[Capability.ClientPublish, Capability.Services, Capability.Time],
@@ -222,6 +227,7 @@ class FoxgloveBridge:
             self.server.stop()
         except Exception:  # noqa: BLE001 - already stopped
             pass
+        self.sdk_log.finish()
         if self.rejected:
             self.logger.warning(f'Foxglove: {self.rejected} viewer messages could not be '
                                 'published')

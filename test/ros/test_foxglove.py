@@ -198,8 +198,8 @@ def test_a_stalled_viewer_does_not_slow_the_simulation_and_a_new_one_still_gets_
         return clock.sec + clock.nanosec * 1e-9
 
     port = _free_port()
-    managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-stall',
-                    ready=r'services: get_simulator_features', ready_timeout=120)
+    sim = managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-stall',
+                          ready=r'services: get_simulator_features', ready_timeout=120)
     # the stalled viewer: subscribes to every channel, then reads nothing (the client stops
     # reading the socket once 4 frames wait)
     with connect(f'ws://127.0.0.1:{port}', subprotocols=[SUBPROTOCOL], max_size=None,
@@ -223,6 +223,12 @@ def test_a_stalled_viewer_does_not_slow_the_simulation_and_a_new_one_still_gets_
 
     result = asyncio.run(_fresh_viewer(port))
     assert result >= 5
+    # the node's log says it, once, per viewer (foxglove-sdk's reports, counted)
+    sim.wait_for_output(r'Foxglove: viewer \S+ does not keep up; it gets the newest 128',
+                        timeout=10)
+    sim.wait_for_output(r'Foxglove: viewer \S+ left \(it had fallen behind', timeout=10)
+    assert sim.output().count('does not keep up') == 1
+    assert 'Error sending message' not in sim.output()
 
 
 async def _fresh_viewer(port: int) -> int:
