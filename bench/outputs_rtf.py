@@ -9,9 +9,11 @@ scene at ``--real-time-factor 0`` (as fast as it goes), in rounds, interleaved:
 4. **external record**: plain, with ``scene-sim-ros record`` in another process (every topic
    subscribed from outside: what the node pays to publish everything, without the tap).
 
-RTF = sim seconds per wall second from two ``/clock`` samples ``--window`` seconds apart.
-Reported: medians and the cost ratios 1 - RTF/plain RTF (issue 28: record <= 10 %, stalled
-viewer < 5 %).
+RTF = sim seconds per wall second from two ``/clock`` samples ``--window`` seconds apart;
+CPU = CPU seconds of the node process (all its threads, ``/proc``) per sim second over the same
+window: on a machine other programs load, RTF follows their load, CPU per sim second much less.
+Reported: medians and the cost ratios 1 - RTF/plain RTF and CPU/plain CPU - 1 (issue 28:
+record <= 10 %, stalled viewer < 5 %).
 
 Usage: ``python bench/outputs_rtf.py [--rounds 3] [--window 6] [--real-time-factor 0]``
 """
@@ -94,13 +96,22 @@ class Probe:
             self.node.destroy_subscription(sub)
         self.images = []
 
-    def rtf(self, window: float) -> float:
+    def rtf(self, window: float, pid: int) -> tuple[float, float]:
+        """(RTF, CPU seconds of process ``pid`` per sim second) over ``window`` s."""
         import rclpy
-        start_sim, start = self.clock(), time.monotonic()
+        start_sim, start, start_cpu = self.clock(), time.monotonic(), _cpu_s(pid)
         end = start + window
         while time.monotonic() < end:
             rclpy.spin_once(self.node, timeout_sec=0.05)  # the image callbacks
-        return (self.clock() - start_sim) / (time.monotonic() - start)
+        sim = self.clock() - start_sim
+        return sim / (time.monotonic() - start), (_cpu_s(pid) - start_cpu) / max(sim, 1e-9)
+
+
+def _cpu_s(pid: int) -> float:
+    """utime + stime of a process, all its threads (Linux)."""
+    with open(f'/proc/{pid}/stat', encoding='ascii') as handle:
+        fields = handle.read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
 CLI = str(Path(sys.executable).with_name('scene-sim-ros'))
@@ -124,7 +135,7 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 def one(probe: Probe, extra: list[str], window: float, log: Path, viewer: bool = False,
-        port: int = 0, external: Path | None = None) -> float:
+        port: int = 0, external: Path | None = None) -> tuple[float, float]:
     proc = run_node(extra, log)
     viewer_proc = None
     try:
@@ -139,7 +150,7 @@ def one(probe: Probe, extra: list[str], window: float, log: Path, viewer: bool =
             print('   ', viewer_proc.stdout.readline().strip(), file=sys.stderr)
         probe.watch_images()
         time.sleep(2.0)  # rendering on, the viewer's queues full
-        return probe.rtf(window)
+        return probe.rtf(window, proc.pid)
     finally:
         probe.unwatch()
         if viewer_proc is not None:
@@ -160,31 +171,42 @@ def main() -> None:
     os.environ.setdefault('ROS_DOMAIN_ID', str(60 + os.getpid() % 40))
     os.environ.setdefault('ROS_LOG_DIR', str(tmp / 'ros'))
     probe = Probe()
-    results: dict[str, list[float]] = {'plain': [], 'record': [], 'stalled_viewer': [],
-                                       'external_record': []}
+    keys = ('plain', 'record', 'stalled_viewer', 'external_record')
+    results: dict[str, list[float]] = {k: [] for k in keys}
+    cpu: dict[str, list[float]] = {k: [] for k in keys}
+
+    def note(key: str, measured: tuple[float, float]) -> None:
+        results[key].append(measured[0])
+        cpu[key].append(measured[1])
     for round_ in range(args.rounds):
         log = tmp / 'node.log'
-        results['plain'].append(one(probe, [], args.window, log))
+        note('plain', one(probe, [], args.window, log))
         bag = tmp / f'round{round_}.mcap'
-        results['record'].append(one(probe, ['--record', str(bag)], args.window, log))
+        note('record', one(probe, ['--record', str(bag)], args.window, log))
         bag.unlink(missing_ok=True)
         port = _free_port()
-        results['stalled_viewer'].append(one(probe, ['--foxglove', str(port)], args.window, log,
-                                             viewer=True, port=port))
-        results['external_record'].append(one(probe, [], args.window, log,
-                                              external=tmp / 'external.mcap'))
+        note('stalled_viewer', one(probe, ['--foxglove', str(port)], args.window, log,
+                                   viewer=True, port=port))
+        note('external_record', one(probe, [], args.window, log, external=tmp / 'external.mcap'))
         (tmp / 'external.mcap').unlink(missing_ok=True)
-        print(f'  round {round_ + 1}: ' + ', '.join(f'{k} {v[-1]:.2f}' for k, v in
-                                                    results.items()), file=sys.stderr)
+        print(f'  round {round_ + 1}: ' + ', '.join(
+            f'{k} {results[k][-1]:.2f} ({cpu[k][-1]:.2f} cpu-s/sim-s)' for k in keys),
+            file=sys.stderr)
     medians = {k: statistics.median(v) for k, v in results.items()}
-    cost = {k: 1 - medians[k] / medians['plain'] for k in results if k != 'plain'}
+    cpu_medians = {k: statistics.median(v) for k, v in cpu.items()}
+    cost = {k: 1 - medians[k] / medians['plain'] for k in keys if k != 'plain'}
+    cpu_cost = {k: cpu_medians[k] / cpu_medians['plain'] - 1 for k in keys if k != 'plain'}
     print(f'| run (default scene, --real-time-factor {RTF[1]}, images subscribed) '
-          '| RTF median | min-max | cost |')
-    print('|---|---|---|---|')
-    for key, values in results.items():
+          '| RTF median | min-max | cost | CPU s per sim s | CPU cost |')
+    print('|---|---|---|---|---|---|')
+    for key in keys:
+        values = results[key]
         print(f'| {key} | {medians[key]:.2f} | {min(values):.2f}-{max(values):.2f} | '
-              + (f'{cost[key] * 100:.1f} %' if key in cost else '-') + ' |')
-    print(json.dumps({'rtf': medians, 'runs': results, 'cost': cost}))
+              + (f'{cost[key] * 100:.1f} %' if key in cost else '-')
+              + f' | {cpu_medians[key]:.2f} | '
+              + (f'{cpu_cost[key] * 100:+.1f} %' if key in cpu_cost else '-') + ' |')
+    print(json.dumps({'rtf': medians, 'runs': results, 'cost': cost, 'cpu_per_sim_s': cpu,
+                      'cpu_cost': cpu_cost}))
 
 
 if __name__ == '__main__':
