@@ -18,7 +18,10 @@ RTF = simulated seconds per wall second, measured from ``/clock`` over the windo
 sees it (for bare: ``sim.time``); ``--clock-only`` leaves out the consumer of joint states, TF
 and IMU (their cost in the node without a subscriber, and the consumer's own CPU). Reported:
 medians over the rounds, and the overhead ratio node RTF / bare RTF (1.0 = the bridge costs
-nothing). The child gets its own ROS_DOMAIN_ID,
+nothing). On a machine other processes load, wall-clock RTFs follow the load; the CPU seconds
+per simulated second (bare: this thread; node: its process, all threads, during the plain
+window) and their ratio do not, and say what the node would reach on a core of its own.
+The child gets its own ROS_DOMAIN_ID,
 localhost-only discovery and a temporary ROS_LOG_DIR, and is stopped with SIGINT.
 """
 
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import statistics
@@ -47,12 +51,20 @@ def isolate_ros(log_dir: str) -> None:
     ros_env.isolate(Path(log_dir))
 
 
-def bare_rtf(sim, window: float) -> float:
-    started = time.perf_counter()
+def bare_rtf(sim, window: float) -> tuple[float, float]:
+    """(RTF, CPU seconds per simulated second) of stepping ``sim`` here for ``window`` s."""
+    started, cpu = time.perf_counter(), time.thread_time()
     sim_start = sim.time
     while time.perf_counter() - started < window:
         sim.step(5)
-    return (sim.time - sim_start) / (time.perf_counter() - started)
+    simulated = sim.time - sim_start
+    return simulated / (time.perf_counter() - started), (time.thread_time() - cpu) / simulated
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system, all threads) process ``pid`` has used."""
+    fields = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
 class Client:
@@ -101,14 +113,27 @@ class Client:
                 raise TimeoutError('no /clock from the node')
             self.executor.spin_once(timeout_sec=0.1)
 
-    def rtf(self, window: float) -> float:
+    def rtf(self, window: float, pid: int | None = None) -> tuple[float, float]:
+        """(RTF, CPU seconds of process ``pid`` per simulated second; nan without a pid)."""
         self.spin_for(0.5)
         publishers = self.node.count_publishers('/clock')
         if publishers != 1:
             print(f'warning: {publishers} publishers on /clock', flush=True)
         sim0, wall0 = self.clock, time.monotonic()
+        cpu0 = process_cpu(pid) if pid is not None else math.nan
         self.spin_for(window)
-        return (self.clock - sim0) / (time.monotonic() - wall0)
+        simulated = self.clock - sim0
+        cpu = (process_cpu(pid) - cpu0) / simulated if pid is not None else math.nan
+        return simulated / (time.monotonic() - wall0), cpu
+
+    def wait_for_node(self, timeout: float) -> None:
+        """Until the node just started is the one /clock publisher and its clock runs (the
+        last samples of the node stopped before can still arrive while this one is found)."""
+        deadline = time.monotonic() + timeout
+        while self.node.count_publishers('/clock') != 1 and time.monotonic() < deadline:
+            self.spin_for(0.2)
+        self.clock = None
+        self.wait_for_clock(max(1.0, deadline - time.monotonic()))
 
     def subscribe_cameras(self, robot: str) -> None:
         from rclpy.qos import QoSProfile
@@ -139,7 +164,7 @@ class Client:
 
 
 def node_round(scene: Path, client: Client, window: float, robot: str,
-               log_dir: str, extra: list[str]) -> tuple[float, float]:
+               log_dir: str, extra: list[str]) -> tuple[float, float, float]:
     argv = [sys.executable, '-m', 'scene_sim_ros.cli', 'run', str(scene),
             '--real-time-factor', '0', *extra]
     with open(Path(log_dir) / 'node.log', 'ab') as log:
@@ -148,13 +173,14 @@ def node_round(scene: Path, client: Client, window: float, robot: str,
     try:
         client.clock = None
         client.wait_for_clock(120.0)
-        plain = client.rtf(window)
+        client.wait_for_node(60.0)
+        plain, cpu = client.rtf(window, proc.pid)
         client.subscribe_cameras(robot)
         client.wait_for_images(60.0)  # first frames (renderers start lazily, gl builds its LOD)
         client.spin_for(1.0)
-        cameras = client.rtf(window)
+        cameras, _ = client.rtf(window)
         client.unsubscribe_cameras()
-        return plain, cameras
+        return plain, cameras, cpu
     finally:
         stop_node(proc)
 
@@ -189,16 +215,19 @@ def main() -> None:
     sim = Simulation(scene)
     sim.step(round(0.5 / sim.step_length))
     client = Client(robots, consume=not args.clock_only)
-    bare, plain, cameras = [], [], []
+    bare, plain, cameras, bare_cpu, node_cpu = [], [], [], [], []
     try:
         for k in range(args.rounds):
-            bare.append(bare_rtf(sim, args.window))
-            p, c = node_round(args.scene, client, args.window, args.robot, log_dir,
-                              args.node_args.split())
+            rtf, cpu = bare_rtf(sim, args.window)
+            bare.append(rtf)
+            bare_cpu.append(cpu)
+            p, c, cpu = node_round(args.scene, client, args.window, args.robot, log_dir,
+                                   args.node_args.split())
             plain.append(p)
             cameras.append(c)
-            print(f'round {k + 1}: bare {bare[-1]:.3f}  node {p:.3f}  node+2 cameras {c:.3f}',
-                  flush=True)
+            node_cpu.append(cpu)
+            print(f'round {k + 1}: bare {bare[-1]:.3f}  node {p:.3f}  node+2 cameras {c:.3f}  '
+                  f'CPU s per sim s: bare {bare_cpu[-1]:.3f} node {cpu:.3f}', flush=True)
     finally:
         client.close()
         sim.close()
@@ -210,6 +239,9 @@ def main() -> None:
         'node_cameras_rtf': statistics.median(cameras),
         'node_over_bare': statistics.median(p / b for p, b in zip(plain, bare)),
         'node_cameras_over_bare': statistics.median(c / b for c, b in zip(cameras, bare)),
+        'bare_cpu_per_sim_s': statistics.median(bare_cpu),
+        'node_cpu_per_sim_s': statistics.median(node_cpu),
+        'cpu_bare_over_node': statistics.median(b / n for b, n in zip(bare_cpu, node_cpu)),
     }
     print(f"\n{result['scene']} ({result['robots']} robots, step {scene.step_length * 1000:g} ms), "
           f'median of {args.rounds} rounds of {args.window:g} s:')
@@ -218,6 +250,9 @@ def main() -> None:
           f"x{result['node_over_bare']:.2f} of bare")
     print(f"  node + 2 cameras      RTF {result['node_cameras_rtf']:.3f}   "
           f"x{result['node_cameras_over_bare']:.2f} of bare")
+    print(f"  CPU per sim second    bare {result['bare_cpu_per_sim_s']:.3f} s, node (all threads) "
+          f"{result['node_cpu_per_sim_s']:.3f} s   x{result['cpu_bare_over_node']:.2f}: the "
+          'node on a core of its own, as a share of bare')
     print(json.dumps(result))
 
 
