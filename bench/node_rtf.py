@@ -91,6 +91,7 @@ class Client:
             self.node.create_subscription(JointState, f'/{robot}/joint_states', count, 10)
             self.node.create_subscription(Imu, f'/{robot}/imu/data_raw', count, 10)
         self.camera_subscriptions = []
+        self.robots = list(robots)
 
     def _count(self, msg) -> None:
         self.received += 1
@@ -136,19 +137,23 @@ class Client:
         self.wait_for_clock(max(1.0, deadline - time.monotonic()))
 
     def subscribe_cameras(self, robot: str) -> None:
+        """``robot``'s CameraTop and CameraBottom; ``all``: those of every robot."""
         from rclpy.qos import QoSProfile
         from sensor_msgs.msg import Image
         self.images: dict[str, int] = {}
-        for camera in ('CameraTop', 'CameraBottom'):
-            def count(msg, camera: str = camera) -> None:
-                self.images[camera] = self.images.get(camera, 0) + 1
+        topics = [f'/{r}/{camera}/image_raw' for r in (self.robots if robot == 'all' else [robot])
+                  for camera in ('CameraTop', 'CameraBottom')]
+        for topic in topics:
+            def count(msg, topic: str = topic) -> None:
+                self.images[topic] = self.images.get(topic, 0) + 1
             self.camera_subscriptions.append(self.node.create_subscription(
-                Image, f'/{robot}/{camera}/image_raw', count, QoSProfile(depth=2)))
+                Image, topic, count, QoSProfile(depth=2)))
 
     def wait_for_images(self, timeout: float) -> None:
-        """Until both cameras delivered a frame (a renderer's first frame may build caches)."""
+        """Until every camera delivered a frame (a renderer's first frame may build caches)."""
         deadline = time.monotonic() + timeout
-        while len(self.images) < 2 and time.monotonic() < deadline:
+        while (len(self.images) < len(self.camera_subscriptions)
+               and time.monotonic() < deadline):
             self.executor.spin_once(timeout_sec=0.05)
 
     def unsubscribe_cameras(self) -> None:
@@ -200,7 +205,8 @@ def main() -> None:
     parser.add_argument('scene', nargs='?', type=Path, default=GAME)
     parser.add_argument('--rounds', type=int, default=5)
     parser.add_argument('--window', type=float, default=8.0, help='wall seconds per measurement')
-    parser.add_argument('--robot', default='robot1', help='whose two cameras are subscribed')
+    parser.add_argument('--robot', default='robot1',
+                        help="whose two cameras are subscribed ('all': every robot's)")
     parser.add_argument('--clock-only', action='store_true',
                         help='subscribe to /clock only (no consumer of joint states, TF, IMU)')
     parser.add_argument('--node-args', default='', help='more `scene-sim-ros run` arguments, '
