@@ -28,6 +28,7 @@ from ...scene.model import (
     Light,
     Link,
     MaterialPair,
+    Surface,
     Visual,
 )
 from ...scene.motors import ServoMotor
@@ -328,7 +329,8 @@ class EntityBuilder:
             return
         ((shape, extra),) = made
         color, texture = self.appearance(node.node('appearance'))
-        link.visuals.append(Visual(shape, pose * extra, color, texture, node.def_name or ''))
+        link.visuals.append(Visual(shape, pose * extra, color, texture, node.def_name or '',
+                                   material_surface(node.node('appearance'), color)))
 
     def appearance(self, node: Node | None) -> tuple[shapes.RGBA, Path | None]:
         if node is None:
@@ -707,3 +709,20 @@ def gravity(world_info: Node, y_up: bool) -> Vec3:
     magnitude = world_info.float('gravity', 9.81)
     return (0.0, 0.0, -magnitude)
 
+
+def material_surface(appearance: Node | None, color: shapes.RGBA) -> Surface | None:
+    """The Phong material of a VRML ``Appearance { material Material {...} }`` (what the gl
+    renderer lights): ambient ``ambientIntensity`` (default 0.2) times the diffuse colour,
+    specular colour, ``shininess`` (0..1) times 128 (VRML97's scale), emissive colour. None for
+    other appearances (PBRAppearance: its colour alone)."""
+    if appearance is None or appearance.type != 'Appearance':
+        return None
+    material = appearance.node('material')
+    if material is None or material.type != 'Material':
+        return None
+    ambient = material.float('ambientIntensity', 0.2)
+    r, g, b, a = color
+    return Surface(diffuse=color, ambient=(r * ambient, g * ambient, b * ambient, a),
+                   specular=(*material.color('specularColor', (0.0, 0.0, 0.0)), 1.0),
+                   emission=(*material.color('emissiveColor', (0.0, 0.0, 0.0)), 1.0),
+                   shininess=128.0 * min(1.0, max(0.0, material.float('shininess', 0.2))))

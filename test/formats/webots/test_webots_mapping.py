@@ -83,6 +83,24 @@ def test_solid_without_physics_is_static_and_shapes_become_visuals(write_file):
     assert cylinder.shape.length == 0.4 and capsule.color == (0.0, 1.0, 0.0, 1.0)
 
 
+def test_vrml_material_becomes_a_phong_surface_pbr_keeps_its_colour(write_file):
+    solid = one(write_file, """
+    Solid {
+      children [
+        Shape { appearance Appearance { material Material {
+                  diffuseColor 0 1 0 ambientIntensity 0.5 specularColor 1 1 1 shininess 0.25
+                  emissiveColor 0.1 0 0 } }
+                geometry Box { size 1 1 1 } }
+        Shape { appearance PBRAppearance { baseColor 1 0 0 } geometry Sphere { radius 0.1 } } ]
+    }""").entities[0]
+    box, sphere = solid.root.visuals
+    assert box.surface.diffuse == (0.0, 1.0, 0.0, 1.0)
+    assert box.surface.ambient == (0.0, 0.5, 0.0, 1.0)  # ambientIntensity x diffuseColor
+    assert box.surface.specular[:3] == (1.0, 1.0, 1.0) and box.surface.shininess == 32.0
+    assert box.surface.emission[:3] == (0.1, 0.0, 0.0)
+    assert sphere.surface is None and sphere.color == (1.0, 0.0, 0.0, 1.0)
+
+
 def test_indexed_face_set_becomes_a_triangulated_mesh(write_file):
     solid = one(write_file, """
     Solid { boundingObject IndexedFaceSet {
