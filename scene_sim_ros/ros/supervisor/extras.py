@@ -218,7 +218,7 @@ class Extras:
         fov_x = 2.0 * math.atan(math.tan(fov_y / 2.0) * width / height)
         # the simulation's renderer (gl where EGL works), as for the scene's own cameras
         view = View.of(pose, width, height, fov_x, fov_y)
-        rgb = render_cache(self.node.sim).frame(view, near, far).rgb
+        rgb = render_cache(self.node.sim).frame(view, near, far, need_depth=False).rgb
         image = Image(height=height, width=width, encoding='rgb8', step=3 * width)
         image.header.frame_id = self.node.frames.world
         set_stamp(image.header.stamp, self.node.stepper.time)

@@ -32,10 +32,11 @@ class _RenderedReader(Reader):
         super().__init__(sim, entity, sensor)
         self.cache = render_cache(sim)
 
-    def frame(self, near: float, far: float, need_mask: bool = False) -> Frame:
+    def frame(self, near: float, far: float, need_mask: bool = False,
+              need_depth: bool = True) -> Frame:
         s = self.sensor
         view = View.of(self.sensor_pose(), s.width, s.height, s.fov_x, s.fov_y)
-        return self.cache.frame(view, near, far, need_mask)
+        return self.cache.frame(view, near, far, need_mask, need_depth)
 
     def after_step(self) -> None:
         self.cache.invalidate()
@@ -48,7 +49,7 @@ class CameraReader(_RenderedReader):
     """HxWx3 uint8 RGB, lit by the scene's first light, scene background where nothing is hit."""
 
     def read(self) -> np.ndarray:
-        rgb = self.frame(self.sensor.near, self.sensor.far).rgb.copy()
+        rgb = self.frame(self.sensor.near, self.sensor.far, need_depth=False).rgb.copy()
         return add_color_noise(self.sim.rng, rgb, self.sensor.noise)
 
 
@@ -87,7 +88,8 @@ class SegmentationCameraReader(_RenderedReader):
         self._label_of_body = np.full(1, -1, dtype=np.int32)
 
     def read(self) -> np.ndarray:
-        mask = self.frame(self.sensor.near, self.sensor.far, need_mask=True).mask
+        mask = self.frame(self.sensor.near, self.sensor.far, need_mask=True,
+                          need_depth=False).mask
         assert mask is not None  # need_mask=True: the frame has one
         self._mask = mask
         # body ids shifted by one, so that "nothing" (-1) is index 0; the link bits drop out

@@ -112,9 +112,15 @@ class Frame:
     depth_buffer: np.ndarray | None
     mask: np.ndarray | None
     linear_depth: np.ndarray | None = None
+    serial: int = 0  # the GL render it came from (its other outputs can be read later)
 
-    def covers(self, near: float, far: float, need_mask: bool) -> bool:
-        return self.near <= near and self.far >= far and (self.mask is not None or not need_mask)
+    @property
+    def has_depth(self) -> bool:
+        return self.depth_buffer is not None or self.linear_depth is not None
+
+    def covers(self, near: float, far: float, need_mask: bool, need_depth: bool = True) -> bool:
+        return (self.near <= near and self.far >= far and (self.mask is not None or not need_mask)
+                and (self.has_depth or not need_depth))
 
     def depth(self) -> np.ndarray:
         if self.linear_depth is not None:
@@ -125,6 +131,8 @@ class Frame:
     def background(self) -> np.ndarray:
         if self.linear_depth is not None:
             return ~np.isfinite(self.linear_depth)
+        if self.depth_buffer is None and self.mask is not None:
+            return self.mask < 0
         assert self.depth_buffer is not None
         return self.depth_buffer >= BACKGROUND_DEPTH
 
@@ -251,26 +259,49 @@ class RenderCache:
         """The :class:`~scene_sim_ros.sim.render.renderer.GlRenderer` (None with 'tiny')."""
         return self._gl
 
-    def frame(self, view: View, near: float, far: float, need_mask: bool = False) -> Frame:
-        """The frame of ``view`` valid now, rendered only if no cached one covers the request."""
+    def frame(self, view: View, near: float, far: float, need_mask: bool = False,
+              need_depth: bool = True) -> Frame:
+        """The frame of ``view`` valid now, rendered only if no cached one covers the request
+        (a GL frame read without depth or mask gets them from its render where it can)."""
         time = self._sim.time
         if time != self._time:
             self.invalidate()
             self._time = time
         cached = self._frames.get(view)
-        if cached is not None and cached.covers(near, far, need_mask):
+        if cached is not None and cached.covers(near, far, need_mask, need_depth):
+            return cached
+        if cached is not None and self._complete(cached, view, near, far, need_mask, need_depth):
             return cached
         if cached is not None:  # widen the clipping range so that both requests are served
             near, far = min(near, cached.near), max(far, cached.far)
             need_mask = need_mask or cached.mask is not None
-        frame = self._render(view, near, far, need_mask)
+            need_depth = need_depth or cached.has_depth
+        frame = self._render(view, near, far, need_mask, need_depth)
         self._frames[view] = frame
         return frame
 
-    def _render(self, view: View, near: float, far: float, need_mask: bool) -> Frame:
+    def _complete(self, frame: Frame, view: View, near: float, far: float, need_mask: bool,
+                  need_depth: bool) -> bool:
+        """Read what ``frame`` lacks from the GL framebuffer that still holds its render."""
+        if self._gl is None or not frame.covers(near, far, False, False):
+            return False
+        more = self._gl.read_more(frame.serial, view.width, view.height,
+                                  need_depth and not frame.has_depth,
+                                  need_mask and frame.mask is None)
+        if more is None:
+            return False
+        depth, mask = more
+        if depth is not None:
+            frame.linear_depth = depth
+        if mask is not None:
+            frame.mask = mask
+        return True
+
+    def _render(self, view: View, near: float, far: float, need_mask: bool,
+                need_depth: bool = True) -> Frame:
         pose = Pose(view.pose[:3], view.pose[3:])
         if self._gl is not None:
-            return self._render_gl(view, pose, near, far)
+            return self._render_gl(view, pose, near, far, need_mask, need_depth)
         flags = (p.ER_SEGMENTATION_MASK_OBJECT_AND_LINKINDEX if need_mask
                  else p.ER_NO_SEGMENTATION_MASK)
         _, _, rgba, depth, mask = p.getCameraImage(
@@ -289,12 +320,15 @@ class RenderCache:
         return frame
 
 
-    def _render_gl(self, view: View, pose: Pose, near: float, far: float) -> Frame:
-        rgb, depth, mask = self._gl.render(
+    def _render_gl(self, view: View, pose: Pose, near: float, far: float, need_mask: bool,
+                   need_depth: bool) -> Frame:
+        rgb, depth, mask, serial = self._gl.render(
             view_matrix(pose), projection_matrix(view.fov_x, view.fov_y, near, far),
-            np.asarray(pose.position), view.width, view.height, view.fov_y)
+            np.asarray(pose.position), view.width, view.height, view.fov_y, need_depth,
+            need_mask)
         self.renders += 1
-        return Frame(near, far, rgb, None, mask, linear_depth=depth)  # background drawn in GL
+        # the background is drawn in GL
+        return Frame(near, far, rgb, None, mask, linear_depth=depth, serial=serial)
 
 
 _CACHES: weakref.WeakKeyDictionary[Any, RenderCache] = weakref.WeakKeyDictionary()

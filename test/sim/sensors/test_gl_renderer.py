@@ -223,3 +223,23 @@ def test_links_without_visuals_show_their_collision_shapes_as_with_tinyrenderer(
     assert set(np.unique(mask_gl)) == set(np.unique(mask_tiny))
     assert np.abs(rgb_gl - rgb_tiny).mean() <= MAX_RGB_DIFFERENCE
     sim.close()
+
+
+def test_depth_after_colour_comes_from_the_same_render_unless_another_view_overwrote_it():
+    scene = scene_with(thing('box', Box((1.0, 1.0, 1.0)), (3.0, 0.0, 0.0)))
+    sim = Simulation(scene, renderer='gl')
+    cache = render_cache(sim)
+    ahead, above = View.of(Pose(), 64, 48, 1.0, 0.78), View.of(Pose((0.0, 0.0, 9.0)), 64, 48,
+                                                             1.0, 0.78)
+    cache.frame(ahead, 0.01, 50.0, need_depth=False)
+    assert cache.frame(ahead, 0.01, 50.0).depth()[24, 32] == pytest.approx(2.5, abs=1e-3)
+    assert cache.frame(ahead, 0.01, 50.0, need_mask=True).mask[24, 32] == sim.body_id('box')
+    assert cache.renders == 1  # depth and mask read from the colour's render
+    cache.frame(above, 0.01, 50.0, need_depth=False)  # the same framebuffer, another view
+    assert not np.isfinite(cache.frame(above, 0.01, 50.0).depth()).any()
+    cache.invalidate()
+    cache.frame(ahead, 0.01, 50.0, need_depth=False)
+    cache.frame(above, 0.01, 50.0, need_depth=False)
+    assert cache.frame(ahead, 0.01, 50.0).depth()[24, 32] == pytest.approx(2.5, abs=1e-3)
+    assert cache.renders == 5  # ahead's framebuffer was overwritten: rendered again
+    sim.close()
