@@ -58,7 +58,8 @@ def frame_time(sim: Simulation, views, what: str, frames: int) -> float:
     for _ in range(frames):
         cache.invalidate()
         for view, near, far in views:
-            frame = cache.frame(view, near, far, need_mask=what in ('seg', 'all'))
+            frame = cache.frame(view, near, far, need_mask=what in ('seg', 'all'),
+                                need_depth=what in ('depth', 'all'))
             if what in ('depth', 'all'):
                 frame.depth()
     return (time.perf_counter() - start) / frames
