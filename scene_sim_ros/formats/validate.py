@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import SceneLoadError
 from ..scene import Entity, Scene
 from ..scene.geometry import Heightfield, Mesh
+from ..scene.transforms import Pose
 from . import limits
 
 _SKIPPED = frozenset({'metadata', 'warnings'})
@@ -126,6 +127,12 @@ class _Checker:
             self.walk((value.size_x, value.size_y), what)
         elif isinstance(value, np.ndarray):
             self.array(value, what)
+        elif isinstance(value, Pose):
+            self.walk(value.position, f'{what} position')
+            self.walk(value.orientation, f'{what} orientation')
+            if not sum(q * q for q in value.orientation) > 1e-12:
+                raise SceneLoadError(f'{what} orientation {value.orientation} is not a rotation '
+                                     '(a zero quaternion)', self.file)
         elif dataclasses.is_dataclass(value):
             for f in dataclasses.fields(value):
                 self.walk(getattr(value, f.name), f'{what} {f.name}', allow_inf)

@@ -197,3 +197,33 @@ def test_raisim_include_name_too_long_for_the_file_system(write_file: WriteFile)
     path = write_file('w.xml', f'<raisim version="1.0"><include value="{"x" * 5000}.xml"/>'
                       '</raisim>')
     assert error_of(path).endswith('.xml not found')
+
+
+def test_webots_joint_axis_too_large_to_normalise(write_file: WriteFile) -> None:
+    path = write_file('w.wbt', '#VRML_SIM R2023b utf8\nRobot { children [ HingeJoint {\n'
+                      'jointParameters HingeJointParameters { axis 1e308 0 1 }\n'
+                      'endPoint Solid { } } ] }\n')
+    assert error_of(path) == f'{path}:2: HingeJoint: the joint axis is zero or too large'
+
+
+def test_webots_sphere_too_large_for_its_volume(write_file: WriteFile) -> None:
+    path = write_file('w.wbt', '#VRML_SIM R2023b utf8\nSolid { boundingObject Sphere { '
+                      'radius 1e200 } physics Physics { density 1000 } }\n')
+    assert error_of(path).endswith("link 'solid' inertial mass is inf, not a finite number")
+
+
+def test_raisim_array_beyond_a_machine_integer(write_file: WriteFile) -> None:
+    path = write_file('w.xml', '<raisim version="1.0"><objects><array idx="@@i" start="0" '
+                      'end="99999999999999999999999" increment="1"><sphere name="s@@i" '
+                      'mass="1"><dim radius="0.1"/></sphere></array></objects></raisim>')
+    assert 'over the limit max_elements' in error_of(path)
+
+
+def test_zero_quaternion_is_refused_before_the_build() -> None:
+    from scene_sim_ros.formats.validate import validate
+    from scene_sim_ros.scene import Entity, Link, Scene
+    from scene_sim_ros.scene.transforms import Pose
+    entity = Entity('e', 'object', (Link('a'),), pose=Pose((0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)))
+    with pytest.raises(SceneLoadError, match=r"m.xml: entity 'e' pose orientation .* is not a "
+                                             'rotation'):
+        validate(Scene('s', (entity,), source=Path('m.xml')))

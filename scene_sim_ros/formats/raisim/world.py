@@ -482,8 +482,11 @@ def _array(node: Node, world: _World) -> None:
         return
     values = range(start, end, increment)
     elements = sum(1 for child in node.element if isinstance(child.tag, str))
-    node.loader.budget.spend(len(values) * elements, 'objects (<array> copies)', node.file,
-                             node.line)
+    try:
+        copies = len(values) * elements
+    except OverflowError:  # more than sys.maxsize values
+        copies = node.loader.budget.limit + 1
+    node.loader.budget.spend(copies, 'objects (<array> copies)', node.file, node.line)
     for value in values:
         scope = {**node.scope, name: str(value)}
         for child in node.element:

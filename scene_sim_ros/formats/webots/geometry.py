@@ -164,11 +164,11 @@ def volume(shape: Shape) -> float:
     if isinstance(shape, Box):
         return shape.size[0] * shape.size[1] * shape.size[2]
     if isinstance(shape, Sphere):
-        return 4.0 / 3.0 * math.pi * shape.radius ** 3
+        return 4.0 / 3.0 * math.pi * shape.radius * shape.radius * shape.radius
     if isinstance(shape, Cylinder):
-        return math.pi * shape.radius ** 2 * shape.length
+        return math.pi * shape.radius * shape.radius * shape.length
     if isinstance(shape, Capsule):
-        return math.pi * shape.radius ** 2 * shape.length + 4.0 / 3.0 * math.pi * shape.radius ** 3
+        return math.pi * shape.radius * shape.radius * (shape.length + 4.0 / 3.0 * shape.radius)
     if isinstance(shape, Mesh):
         v, t = shape.vertices, shape.triangles
         signed = np.einsum('ij,ij->i', v[t[:, 0]], np.cross(v[t[:, 1]], v[t[:, 2]])).sum() / 6.0

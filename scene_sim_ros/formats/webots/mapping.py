@@ -492,8 +492,8 @@ class EntityBuilder:
         parameters = node.node('jointParameters')
         get = parameters if parameters is not None else Node('JointParameters')
         axis = get.vec3('axis', (1.0, 0.0, 0.0) if kind == 'revolute' else (0.0, 0.0, 1.0))
-        if axis == (0.0, 0.0, 0.0):
-            raise node.error(f'{node.type}: the joint axis is zero')
+        if not 0.0 < math.sqrt(sum(a * a for a in axis)) < math.inf:  # 1e308 overflows
+            raise node.error(f'{node.type}: the joint axis is zero or too large')
         anchor = get.vec3('anchor', (0.0, 0.0, 0.0)) if kind == 'revolute' else None
         position = get.float('position', 0.0)
         end_pose = node_pose(end)
