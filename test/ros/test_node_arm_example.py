@@ -25,7 +25,14 @@ from scene_sim_ros import load_scene  # noqa: E402
 from scene_sim_ros.resources import example_path  # noqa: E402
 from scene_sim_ros.scene import Pose  # noqa: E402
 from support.processes import scene_sim_run  # noqa: E402
-from support.ros import client_node, qos, spin_until, stamp, wait_for_messages  # noqa: E402
+from support.ros import (  # noqa: E402
+    client_node,
+    paired,
+    qos,
+    spin_until,
+    stamp,
+    wait_for_messages,
+)
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
@@ -179,13 +186,13 @@ def test_camera_renders_only_while_subscribed_and_matches_its_info(client, sim_n
     info_sub = client.create_subscription(CameraInfo, f'/{topic}/camera_info', infos.append,
                                           qos(10))
     try:
-        assert spin_until(client, lambda: len(images) >= 2 and len(infos) >= 2, 60.0)
+        # an image and its camera_info are two messages: wait for a pair with one stamp
+        assert spin_until(client, lambda: len(images) >= 2 and paired(images, infos), 60.0)
     finally:
         client.destroy_subscription(image_sub)
         client.destroy_subscription(info_sub)
     sim_node.wait_for_output(f'{topic}: subscribed', timeout=10.0)
-    image = images[-1]
-    info = next(i for i in infos if stamp(i.header) == stamp(image.header))
+    image, info = paired(images, infos)[-1]
     assert (image.width, image.height) == (info.width, info.height) == (width, height)
     assert image.encoding == 'rgb8' and len(image.data) == 3 * width * height
     assert image.header.frame_id == info.header.frame_id == f'{topic}_optical_frame'

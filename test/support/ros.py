@@ -115,3 +115,10 @@ def qos(depth: int = 10, latched: bool = False) -> QoSProfile:
 def stamp(header: Any) -> float:
     """A message header's stamp in seconds."""
     return header.stamp.sec + header.stamp.nanosec * 1e-9
+
+
+def paired(images: list[Any], infos: list[Any]) -> list[tuple[Any, Any]]:
+    """(image, camera_info) pairs with equal stamps, in the order the images arrived."""
+    by_stamp = {stamp(info.header): info for info in infos}
+    return [(image, by_stamp[stamp(image.header)]) for image in images
+            if stamp(image.header) in by_stamp]
