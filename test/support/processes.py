@@ -75,6 +75,13 @@ def _unused_path(directory: Path, name: str) -> Path:
     return path
 
 
+def _default_sigint() -> None:
+    """In the child before exec: SIGINT back to its default. A test run started as a background
+    job of a script has SIGINT ignored, the child would inherit that, and Ctrl-C (our first stop
+    signal) would do nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class ManagedProcess:
     """A child process in its own process group, logged to a file, stopped reliably.
 
@@ -133,6 +140,7 @@ class ManagedProcess:
                 env=env,
                 cwd=self._cwd,
                 start_new_session=True,  # own session and process group: signal them all
+                preexec_fn=_default_sigint,
             )
         _live.add(self)
         try:
