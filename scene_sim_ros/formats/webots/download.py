@@ -63,7 +63,10 @@ class Downloader:
     def fetch(self, url: str) -> Path:
         if not self.policy.allowed:
             raise DownloadError('downloads are off (webots.download=false or --offline)')
-        host = httpx.URL(url).host
+        try:
+            host = httpx.URL(url).host
+        except (httpx.InvalidURL, UnicodeError) as err:   # e.g. a host name IDNA refuses
+            raise DownloadError(f'not a valid URL ({err})') from None
         if host in self._unreachable:  # one wait per host and load, not one per file
             raise DownloadError(self._unreachable[host])
         try:
@@ -77,6 +80,8 @@ class Downloader:
             raise DownloadError(f'timed out after {self.policy.timeout:g} s') from None
         except httpx.HTTPError as err:
             raise DownloadError(f'{type(err).__name__}: {err}') from None
+        except UnicodeError as err:   # a host name IDNA refuses, found only when connecting
+            raise DownloadError(f'not a valid URL ({err})') from None
         except OSError as err:
             raise DownloadError(f'cannot write the cache: {err}') from None
         path = self.cache.path_for(url)

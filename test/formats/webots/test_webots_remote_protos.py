@@ -321,3 +321,20 @@ def test_a_bad_download_setting_is_an_error_naming_it(tmp_path, world, value):
     with pytest.raises(SceneLoadError, match=f"webots.download_timeout='{value}': expected a "
                                              'positive number'):
         load(world, parameters=_parameters(tmp_path, **{'webots.download_timeout': value}))
+
+
+@pytest.mark.parametrize('url', ['https://exa mple.invalid/R.proto', 'https://xn--a.invalid/R.proto',
+                                 f"https://{'a' * 300}.invalid/R.proto"])
+def test_an_externproto_url_that_is_not_a_valid_url_is_a_missing_proto(tmp_path, url):
+    """Bad URLs found by the fuzz harness (a space, a host IDNA refuses, an over-long label):
+    the PROTO is missing, as for any URL that cannot be had, never a raw httpx/idna error."""
+    world = write(tmp_path / 'worlds/w.wbt', f'#VRML_SIM R2023b utf8\nEXTERNPROTO "{url}"\nR {{ }}\n')
+    scene = load(world, parameters=_parameters(tmp_path, download=True))
+    assert scene.warnings == (f'{world}:3: PROTO R is not available locally ({url}); left out',)
+
+
+def test_a_node_name_the_file_system_refuses_is_an_unknown_node(tmp_path):
+    name = 'P' * 300   # longer than a file name may be (255 bytes): no PROTO file can have it
+    world = write(tmp_path / 'worlds/w.wbt', f'#VRML_SIM R2023b utf8\n{name} {{ }}\n')
+    scene = load(world, parameters=_parameters(tmp_path, download=False))
+    assert scene.warnings == (f'{world}:2: unknown node {name}; skipped',)
