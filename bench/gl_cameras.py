@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -102,7 +103,8 @@ def main() -> None:
         print(f'first frame {sim is sims["gl"] and "gl" or "tiny"}: '
               f'{time.perf_counter() - start:.2f} s', file=sys.stderr)
     results = {}
-    print('Per frame, ms (median of runs); ratio = tiny / gl. Machine shared with other jobs.')
+    print('Per frame, ms (median of runs); ratio = tiny / gl; load average '
+          f'{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.')
     print()
     print('| case | gl ms | tiny ms | ratio |')
     print('|---|---:|---:|---:|')
