@@ -32,6 +32,8 @@ class Limits:
     """Size of any one scene, include, PROTO or mesh file (MiB), checked before reading."""
     max_elements: int = 200_000
     """Elements after expansion: SimRobot ``ref``, Webots DEF/USE, RaiSim ``<array>``, includes."""
+    max_values: int = 5_000_000
+    """Numbers, strings and words in one Webots world, PROTO or template expansion."""
     max_include_depth: int = 32
     """Nesting of includes (SimRobot Include, RaiSim include, Simox ChildFromRobot)."""
     max_magnitude: float = 1e9

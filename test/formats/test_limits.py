@@ -153,3 +153,25 @@ def test_simox_include_depth(write_file: WriteFile) -> None:
         message = refused(path, 'max_include_depth', path.parent / 'r3.xml')
     assert 'robot files (ChildFromRobot) nest 4 deep' in message
     assert len(load_scene(path).entities[0].links) == 5
+
+
+def test_webots_file_of_numbers_is_refused_while_reading(write_file: WriteFile) -> None:
+    """A few MB of `1 1 1 ...` in one MF field: refused at its line once the values counted
+    pass max_values, whatever follows (the row is never parsed to the end)."""
+    head = '#VRML_SIM R2023b utf8\nSolid {\n  children [ Shape { geometry IndexedFaceSet {\n'
+    path = write_file('numbers.wbt', head + '    coord Coordinate { point [\n'
+                      + '1 1 1\n' * 500_000 + ']\n}\n} } ]\n}\n')
+    with limits.override(max_values=300_000):
+        message = refused(path, 'max_values')
+    assert 'more than 300000 values' in message
+    line = int(message.split(':')[1])
+    assert abs(line - (5 + 300_000 // 3)) <= 5  # the row where the count went over
+
+
+def test_webots_values_limit_counts_words_and_strings_too(write_file: WriteFile) -> None:
+    path = write_file('words.wbt', '#VRML_SIM R2023b utf8\nSolid {\n  name ['
+                      + ' "a"' * 2000 + ' ]\n}\n')
+    with limits.override(max_values=1000):
+        refused(path, 'max_values')
+    with limits.override(max_values=3000):
+        assert load_scene(path).entities

@@ -152,5 +152,5 @@ def check_fields(nodes: Iterable[Node], report: Report) -> None:
                     seen_places.add(place)
                     report(node, name, f'{node.type}: unknown field "{name}" skipped'
                                        + hint(name, known))
-            if isinstance(value, Value):
+            if isinstance(value, Value) and value.has_nodes:
                 stack.extend(item for item in value.items if isinstance(item, Node))

@@ -34,6 +34,11 @@ class Value:
     bracketed: bool
     line: int
     origin: str | None = None  # the file that wrote it, where not the node's own (IS values)
+    holds: str = 'any'  # 'numbers' or 'scalars' (no nodes) where known: long rows skip tree walks
+
+    @property
+    def has_nodes(self) -> bool:
+        return self.holds == 'any'
 
 
 @dataclass(eq=False, slots=True)
@@ -66,6 +71,8 @@ class Node:
         value = self.value(name)
         if value is None:
             return None
+        if value.holds == 'numbers':
+            return list(value.items)  # type: ignore[arg-type]  # floats, as the parser read them
         numbers = [i for i in value.items if isinstance(i, float)]
         if len(numbers) != len(value.items):
             raise self.error(f'{self.type}.{name}: expected numbers', name)
@@ -107,7 +114,7 @@ class Node:
         numbers = self.mf_numbers(name)
         if len(numbers) % width:
             raise self.error(f'{self.type}.{name}: expected groups of {width} numbers', name)
-        return [tuple(numbers[i:i + width]) for i in range(0, len(numbers), width)]
+        return list(zip(*[iter(numbers)] * width))
 
     def string(self, name: str, default: str) -> str:
         value = self.value(name)
@@ -158,7 +165,7 @@ class Node:
         """This node and every node below it (depth first, shared USE nodes repeated)."""
         yield self
         for value in self.fields.values():
-            if isinstance(value, Value):
+            if isinstance(value, Value) and value.has_nodes:
                 for item in value.items:
                     if isinstance(item, Node):
                         yield from item.walk()

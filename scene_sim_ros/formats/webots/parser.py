@@ -244,19 +244,35 @@ class Parser:
             return True
         return self.peek(1).text == '{' and token.text not in ('TRUE', 'FALSE')
 
-    def scalar(self) -> Item:
+    def scalars(self, items: list[Item]) -> bool:
+        """Append the next token's value (all of them for a row of numbers) to ``items``;
+        whether they were numbers."""
         token = self.next()
-        if token.kind == 'number' and not math.isfinite(float(token.value)):
-            raise self.fail(f'number {token.text} is not finite', token)
-        if token.kind in ('number', 'string'):
-            return token.value
-        if token.text == 'TRUE':
+        if token.kind == 'number':
+            items.extend(self.finite(token))
             return True
-        if token.text == 'FALSE':
-            return False
-        if token.kind == 'template':
+        if token.kind == 'string':
+            items.append(token.value)
+        elif token.text == 'TRUE':
+            items.append(True)
+        elif token.text == 'FALSE':
+            items.append(False)
+        elif token.kind == 'template':
             raise self.fail('a %< >% template outside a PROTO body', token)
-        raise self.fail(f'expected a value, found {token.text or "end of file"!r}', token)
+        else:
+            raise self.fail(f'expected a value, found {token.text or "end of file"!r}', token)
+        return False
+
+    def finite(self, token: Token) -> list[float]:
+        numbers = token.numbers or []
+        if math.isfinite(sum(numbers)):
+            return numbers
+        places = token.number_places(self.source) if len(numbers) > 1 else \
+            [(token.line, token.text)]
+        for number, (line, text) in zip(numbers, places):
+            if not math.isfinite(number):
+                raise SceneLoadError(f'number {text} is not finite', self.file, line)
+        return numbers  # only the sum overflowed
 
     def is_scalar(self) -> bool:
         token = self.peek()
@@ -264,26 +280,35 @@ class Parser:
 
     def value(self, field_type: str | None = None) -> Value:
         line = self.peek().line
+        items: list[Item] = []
+        numbers = True
         if self.peek().text == '[' and self.peek().kind == 'punct':
             self.next()
-            items: list[Item] = []
+            has_nodes = False
             while not (self.peek().text == ']' and self.peek().kind == 'punct'):
                 if self.peek().kind == 'eof':
                     raise self.fail('missing closing bracket', None)
-                items.append(self.node() if self.starts_node() else self.scalar())
+                if self.starts_node():
+                    items.append(self.node())
+                    has_nodes = True
+                else:
+                    numbers &= self.scalars(items)
             self.next()
-            return Value(items, True, line)
+            return Value(items, True, line, holds=_holds(has_nodes, numbers))
         if self.starts_node():
             return Value([self.node()], False, line)
-        items = []
         while self.is_scalar():
-            items.append(self.scalar())
+            numbers &= self.scalars(items)
         if not items:
             token = self.peek()
             if token.kind == 'template':
                 raise self.fail('a %< >% template outside a PROTO body', token)
             raise self.fail(f'expected a value, found {token.text or "end of file"!r}', token)
-        return Value(items, False, line)
+        return Value(items, False, line, holds=_holds(False, numbers))
+
+
+def _holds(has_nodes: bool, numbers: bool) -> str:
+    return 'any' if has_nodes else 'numbers' if numbers else 'scalars'
 
 
 def parse_text(text: str, file: str | Path, first_line: int = 1,

@@ -129,7 +129,7 @@ class ProtoLibrary:
                 self.unknown.append(node)
         memo[id(node)] = node
         for value in node.fields.values():
-            if isinstance(value, Value):
+            if isinstance(value, Value) and value.has_nodes:
                 value.items = [self.expand(i, memo, depth) if isinstance(i, Node) else i
                                for i in value.items]
         return node
@@ -224,7 +224,10 @@ def _substitute(node: Node, values: dict[str, Value], proto: ProtoDef,
                                      f'has no field {value.name!r}', node.file, value.line)
             bound = values[value.name]
             copy.fields[name] = Value(list(bound.items), bound.bracketed, value.line,
-                                      bound.origin)
+                                      bound.origin, bound.holds)
+        elif not value.has_nodes:
+            copy.fields[name] = Value(list(value.items), value.bracketed, value.line,
+                                      holds=value.holds)
         else:
             items = [_substitute(i, values, proto, memo) if isinstance(i, Node) else i
                      for i in value.items]
@@ -235,7 +238,7 @@ def _substitute(node: Node, values: dict[str, Value], proto: ProtoDef,
 def _written_in(value: Value, file: str) -> Value:
     if value.origin is not None:
         return value
-    return Value(value.items, value.bracketed, value.line, file)
+    return Value(value.items, value.bracketed, value.line, file, value.holds)
 
 
 _COMPONENTS = {'SFVec2f': 'xy', 'SFVec3f': 'xyz', 'SFColor': 'rgb', 'SFRotation': 'xyza',

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from scene_sim_ros.errors import SceneLoadError
-from scene_sim_ros.formats.webots.lexer import tokenize, version_of
+from scene_sim_ros.formats.webots.lexer import RUN_LENGTH, tokenize, version_of
 from scene_sim_ros.formats.webots.parser import parse_text
 
 WORLD = """#VRML_SIM R2023b utf8
@@ -114,3 +114,32 @@ def test_externproto_declarations_are_keyed_by_proto_name():
                           'IMPORTABLE EXTERNPROTO "../protos/Thing.proto"\n', 'w.wbt')
     assert document.externprotos['Floor'].url.startswith('webots://')
     assert document.externprotos['Thing'].line == 2
+
+
+def test_a_row_of_numbers_is_a_few_tokens_with_every_value():
+    """Numbers in a row come out as tokens of up to RUN_LENGTH values, so a million-value
+    field costs hundreds of tokens; commas, signs, exponents and hex read as before."""
+    values = [float(i % 7 - 3) * 0.5 for i in range(10_000)]
+    text = 'point [ ' + ' '.join(f'{v:g}' for v in values) + ' ]'
+    tokens = tokenize(text, 'f.wbt')
+    numbers = [t for t in tokens if t.kind == 'number']
+    assert len(numbers) == -(-len(values) // RUN_LENGTH)
+    assert [v for t in numbers for v in t.numbers or []] == values
+    node = parse_text('Coordinate {\n point [ 1,2 -3e1\n +.5 5. 0x10 7 ]\n}', 'w.wbt').nodes[0]
+    assert node.mf_numbers('point') == [1.0, 2.0, -30.0, 0.5, 5.0, 16.0, 7.0]
+    assert node.mf_vec('point', 7) == [(1.0, 2.0, -30.0, 0.5, 5.0, 16.0, 7.0)]
+
+
+def test_a_non_finite_number_in_a_row_is_reported_at_its_own_line():
+    with pytest.raises(SceneLoadError) as err:
+        parse_text('Coordinate {\n point [ 1 2 3\n 4 5 6\n 7 1e999 9 ]\n}', 'w.wbt')
+    assert str(err.value).startswith('w.wbt:4:') and '1e999 is not finite' in str(err.value)
+    with pytest.raises(SceneLoadError) as err:
+        parse_text('Solid {\n translation 1 0x' + 'f' * 300 + ' 3\n}', 'w.wbt')
+    assert str(err.value).startswith('w.wbt:2:') and 'is not finite' in str(err.value)
+
+
+def test_a_number_row_stops_at_a_word_glued_to_a_number():
+    with pytest.raises(SceneLoadError) as err:
+        parse_text('Solid {\n translation 1 2\n 3abc\n}', 'w.wbt')
+    assert str(err.value).startswith('w.wbt:3:')
