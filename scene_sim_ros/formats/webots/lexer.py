@@ -5,18 +5,18 @@ commas are white space; strings use ``"`` with backslash escapes; ``%< ... >%`` 
 and ``%{ ... }%`` (Lua) template blocks of procedural PROTOs come out as single ``template``
 tokens so that braces inside the code never unbalance the node syntax.
 
-Decimal numbers in a row (an MF field's values, a vector) come out as one ``number`` token of
-up to :data:`RUN_LENGTH` values, converted by ``float`` in one call: a mesh of a million
-coordinates costs a few hundred tokens, not a million. Tokens and values together are bounded
-by the ``max_values`` limit, counted while reading, so a file of nothing but numbers fails
-before it fills the memory.
+Values in a row (an MF field's values, a vector) come out as one token of up to
+:data:`RUN_LENGTH` decimal numbers (converted by ``float`` in one call), strings or booleans:
+a mesh of a million coordinates costs a few hundred tokens, not a million. Values and other
+tokens together are bounded by the ``max_values`` limit, counted while reading, so a file of
+nothing but numbers fails at its line before it fills the memory.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ...errors import SceneLoadError
 from .. import limits
@@ -24,39 +24,43 @@ from .. import limits
 HEADER = re.compile(r'#VRML_(?:SIM|OBJ|PROTO) ([RV]?\d+(?:\.\d+)*[a-z]?)')
 
 RUN_LENGTH = 4096
-"""Most values in one number token: long enough to amortise the per-token cost, short enough
+"""Most values in one row token: long enough to amortise the per-token cost, short enough
 for the regex engine to match without a deep backtracking stack."""
 
 _DECIMAL = r'[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?![\w.])'
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_BOOL = r'(?:TRUE|FALSE)(?![^\s,"\#\'\[\]\\{}])'
 
 _TOKEN = re.compile(rf"""
-    (?P<space>[\s,]+)
-  | (?P<comment>\#[^\n]*)
+  (?:
+    (?P<comment>\#[^\n]*)
   | (?P<template>%<.*?>%|%\{{.*?\}}%)
-  | (?P<string>"(?:[^"\\]|\\.)*")
+  | (?P<strings>{_STRING}(?:[\s,]*{_STRING}){{0,{RUN_LENGTH - 1}}})
   | (?P<numbers>{_DECIMAL}(?:[\s,]+{_DECIMAL}){{0,{RUN_LENGTH - 1}}})
-  | (?P<number>[+-]?0[xX][0-9a-fA-F]+(?![\w.]))
+  | (?P<hex>[+-]?0[xX][0-9a-fA-F]+(?![\w.]))
+  | (?P<bools>{_BOOL}(?:[\s,]+{_BOOL}){{0,{RUN_LENGTH - 1}}})
   | (?P<punct>[{{}}\[\]])
   | (?P<ident>[^\s,"\#'+\-.\[\]\\{{}}0-9][^\s,"\#'\[\]\\{{}}]*)
+  )[\s,]*  # the white space after a token goes with it: one match per token
 """, re.VERBOSE | re.DOTALL)
 
+_SPACE = re.compile(r'[\s,]*')
 _ONE_DECIMAL = re.compile(_DECIMAL)
+_ONE_STRING = re.compile(_STRING, re.DOTALL)
 _ESCAPE = re.compile(r'\\(.)', re.DOTALL)
 
 
 class Token(NamedTuple):
-    kind: str  # 'ident', 'number', 'string', 'punct', 'template', 'eof'
-    text: str  # a number token's first number only
+    kind: str  # 'ident', 'number', 'string', 'bool', 'punct', 'template', 'eof'
+    text: str  # a row's first value only
     line: int
     offset: int  # character offset in the source, for slicing PROTO bodies
-    numbers: list[float] | None = None  # every value of a 'number' token
+    values: list[Any] | None = None  # every value of a row: 'number', 'string' and 'bool'
 
     @property
     def value(self) -> float | str:
-        if self.kind == 'number':
-            return self.numbers[0] if self.numbers else float(self.text)
-        if self.kind == 'string':
-            return _ESCAPE.sub(r'\1', self.text[1:-1])
+        if self.values:
+            return self.values[0]
         return self.text
 
     def number_places(self, source: str) -> list[tuple[int, str]]:
@@ -64,7 +68,7 @@ class Token(NamedTuple):
         places: list[tuple[int, str]] = []
         line, position = self.line, self.offset
         for match in _ONE_DECIMAL.finditer(source, self.offset):
-            if len(places) == len(self.numbers or ()):
+            if len(places) == len(self.values or ()):
                 break
             line += source.count('\n', position, match.start())
             position = match.start()
@@ -97,13 +101,13 @@ def version_of(text: str) -> tuple[int, str] | None:
 
 def tokenize(text: str, file: str | Path, first_line: int = 1) -> list[Token]:
     """Split ``text`` into tokens; raises :class:`SceneLoadError` at the first bad character
-    or when tokens and numbers exceed ``max_values``."""
+    or when the values and words exceed ``max_values``."""
     tokens: list[Token] = []
     append = tokens.append
     budget = limits.current().max_values
     count = 0
-    line = first_line
-    position = 0
+    position = _SPACE.match(text).end()  # type: ignore[union-attr]  # matches empty text
+    line = first_line + text.count('\n', 0, position)
     end = len(text)
     match_at = _TOKEN.match
     while position < end:
@@ -115,31 +119,40 @@ def tokenize(text: str, file: str | Path, first_line: int = 1) -> list[Token]:
         match = match_at(text, position)
         if match is None:
             raise SceneLoadError(f'unexpected character {text[position]!r}', file, line)
-        kind = match.lastgroup
-        chunk = match.group()
-        if kind == 'numbers':
-            values = list(map(float, chunk.replace(',', ' ').split()))
-            count += len(values)
-            append(Token('number', _first_number(chunk), line, position, values))
-        elif kind == 'number':
-            count += 1
-            append(Token(kind, chunk, line, position, [_hex_value(chunk)]))
-        elif kind != 'space' and kind != 'comment':
-            count += 1
-            append(Token(kind or '', chunk, line, position))
-        if count > budget:
-            raise _too_many(tokens[-1], count - budget, text, file)
-        line += chunk.count('\n')
+        kind = match.lastgroup or ''
+        if kind != 'comment':
+            token = _token(kind, match.group(kind), line, position)
+            append(token)
+            count += len(token.values) if token.values else 1
+            if count > budget:
+                raise _too_many(token, count - budget, text, file)
+        line += text.count('\n', position, match.end())
         position = match.end()
     append(Token('eof', '', line, end))
     return tokens
 
 
+def _token(kind: str, chunk: str, line: int, position: int) -> Token:
+    if kind == 'numbers':
+        return Token('number', _first_number(chunk), line, position,
+                     list(map(float, chunk.replace(',', ' ').split())))
+    if kind == 'strings':
+        found = _ONE_STRING.findall(chunk)
+        return Token('string', found[0], line, position,
+                     [_ESCAPE.sub(r'\1', s[1:-1]) if '\\' in s else s[1:-1] for s in found])
+    if kind == 'bools':
+        words = chunk.replace(',', ' ').split()
+        return Token('bool', words[0], line, position, [w == 'TRUE' for w in words])
+    if kind == 'hex':
+        return Token('number', chunk, line, position, [_hex_value(chunk)])
+    return Token(kind, chunk, line, position)
+
+
 def _too_many(last: Token, over: int, text: str, file: str | Path) -> SceneLoadError:
     """The ``max_values`` error at the line of the first value over the limit."""
     line = last.line
-    if last.numbers is not None and len(last.numbers) > 1:
-        line = last.number_places(text)[len(last.numbers) - over][0]
+    if last.kind == 'number' and last.values and len(last.values) > 1:
+        line = last.number_places(text)[len(last.values) - over][0]
     limit = limits.current().max_values
     return limits.exceeded('max_values', f'the file holds more than {limit} values and words',
                            file, line)

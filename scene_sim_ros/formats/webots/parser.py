@@ -110,8 +110,8 @@ class Parser:
             if token.text == 'EXTERNPROTO':
                 self.next()
                 url = self.next()
-                if url.kind != 'string':
-                    raise self.fail('EXTERNPROTO expects a URL string', url)
+                if url.kind != 'string' or len(url.values or ()) != 1:
+                    raise self.fail('EXTERNPROTO expects one URL string', url)
                 name = Path(str(url.value).split('?')[0]).stem
                 externs[name] = ExternProto(str(url.value), url.line)
             elif token.text == 'PROTO':
@@ -242,21 +242,17 @@ class Parser:
             return False
         if token.text in ('DEF', 'USE', 'NULL'):
             return True
-        return self.peek(1).text == '{' and token.text not in ('TRUE', 'FALSE')
+        return self.peek(1).text == '{'
 
     def scalars(self, items: list[Item]) -> bool:
-        """Append the next token's value (all of them for a row of numbers) to ``items``;
-        whether they were numbers."""
+        """Append the next token's values (a row of numbers, strings or booleans) to
+        ``items``; whether they were numbers."""
         token = self.next()
         if token.kind == 'number':
             items.extend(self.finite(token))
             return True
-        if token.kind == 'string':
-            items.append(token.value)
-        elif token.text == 'TRUE':
-            items.append(True)
-        elif token.text == 'FALSE':
-            items.append(False)
+        if token.kind in ('string', 'bool'):
+            items.extend(token.values or ())
         elif token.kind == 'template':
             raise self.fail('a %< >% template outside a PROTO body', token)
         else:
@@ -264,7 +260,7 @@ class Parser:
         return False
 
     def finite(self, token: Token) -> list[float]:
-        numbers = token.numbers or []
+        numbers: list[float] = token.values or []
         if math.isfinite(sum(numbers)):
             return numbers
         places = token.number_places(self.source) if len(numbers) > 1 else \
@@ -276,7 +272,7 @@ class Parser:
 
     def is_scalar(self) -> bool:
         token = self.peek()
-        return token.kind in ('number', 'string') or token.text in ('TRUE', 'FALSE')
+        return token.kind in ('number', 'string', 'bool')
 
     def value(self, field_type: str | None = None) -> Value:
         line = self.peek().line

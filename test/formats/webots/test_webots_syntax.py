@@ -124,7 +124,7 @@ def test_a_row_of_numbers_is_a_few_tokens_with_every_value():
     tokens = tokenize(text, 'f.wbt')
     numbers = [t for t in tokens if t.kind == 'number']
     assert len(numbers) == -(-len(values) // RUN_LENGTH)
-    assert [v for t in numbers for v in t.numbers or []] == values
+    assert [v for t in numbers for v in t.values or []] == values
     node = parse_text('Coordinate {\n point [ 1,2 -3e1\n +.5 5. 0x10 7 ]\n}', 'w.wbt').nodes[0]
     assert node.mf_numbers('point') == [1.0, 2.0, -30.0, 0.5, 5.0, 16.0, 7.0]
     assert node.mf_vec('point', 7) == [(1.0, 2.0, -30.0, 0.5, 5.0, 16.0, 7.0)]
@@ -143,3 +143,13 @@ def test_a_number_row_stops_at_a_word_glued_to_a_number():
     with pytest.raises(SceneLoadError) as err:
         parse_text('Solid {\n translation 1 2\n 3abc\n}', 'w.wbt')
     assert str(err.value).startswith('w.wbt:3:')
+
+
+def test_rows_of_strings_and_booleans_keep_each_value():
+    tokens = tokenize('url [ "a" "b\\"c","d"\n"e" ] on TRUE FALSE,TRUE', 'f.wbt')
+    kinds = [(t.kind, t.text, t.line, t.values) for t in tokens[:-1]]
+    assert kinds == [('ident', 'url', 1, None), ('punct', '[', 1, None),
+                     ('string', '"a"', 1, ['a', 'b"c', 'd', 'e']), ('punct', ']', 2, None),
+                     ('ident', 'on', 2, None), ('bool', 'TRUE', 2, [True, False, True])]
+    node = parse_text('Solid {\n url [ "x" "y" ]\n locked TRUE\n}', 'w.wbt').nodes[0]
+    assert node.strings('url') == ['x', 'y'] and node.bool('locked', False) is True
