@@ -34,6 +34,9 @@ class Limits:
     """Elements after expansion: SimRobot ``ref``, Webots DEF/USE, RaiSim ``<array>``, includes."""
     max_values: int = 5_000_000
     """Numbers, strings and words in one Webots world, PROTO or template expansion."""
+    max_tokens: int = 2_000_000
+    """Tokens (words, brackets, rows of up to 4096 values) in one Webots world, PROTO or
+    template expansion: what a parser holds per token is larger than a value in a row."""
     max_include_depth: int = 32
     """Nesting of includes (SimRobot Include, RaiSim include, Simox ChildFromRobot)."""
     max_magnitude: float = 1e9

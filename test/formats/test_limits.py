@@ -175,3 +175,16 @@ def test_webots_values_limit_counts_words_and_strings_too(write_file: WriteFile)
         refused(path, 'max_values')
     with limits.override(max_values=3000):
         assert load_scene(path).entities
+
+
+def test_webots_tokens_are_bounded_apart_from_values(write_file: WriteFile) -> None:
+    """Many words (each a parser object) are bounded by max_tokens; a long row of numbers is
+    a few tokens (rows of up to 4096 values), so it passes the same limit."""
+    words = write_file('words.wbt', '#VRML_SIM R2023b utf8\nSolid {\n'
+                       + 'a 1\n' * 20_000 + '}\n')
+    row = write_file('row.wbt', '#VRML_SIM R2023b utf8\nSolid {\n  children [ Shape { '
+                     'geometry IndexedFaceSet { coord Coordinate { point [\n'
+                     + '0 0 0\n' * 20_000 + '] } } } ]\n}\n')
+    with limits.override(max_tokens=1_000):
+        assert 'more than 1000 tokens' in refused(words, 'max_tokens')
+        assert load_scene(row).entities

@@ -7,9 +7,9 @@ tokens so that braces inside the code never unbalance the node syntax.
 
 Values in a row (an MF field's values, a vector) come out as one token of up to
 :data:`RUN_LENGTH` decimal numbers (converted by ``float`` in one call), strings or booleans:
-a mesh of a million coordinates costs a few hundred tokens, not a million. Values and other
-tokens together are bounded by the ``max_values`` limit, counted while reading, so a file of
-nothing but numbers fails at its line before it fills the memory.
+a mesh of a million coordinates costs a few hundred tokens, not a million. Values (with other
+tokens) are bounded by the ``max_values`` limit and tokens by ``max_tokens``, counted while
+reading, so a hostile file fails at its line before it fills the memory.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ _TOKEN = re.compile(rf"""
   | (?P<hex>[+-]?0[xX][0-9a-fA-F]+(?![\w.]))
   | (?P<bools>{_BOOL}(?:[\s,]+{_BOOL}){{0,{RUN_LENGTH - 1}}})
   | (?P<punct>[{{}}\[\]])
-  | (?P<ident>[^\s,"\#'+\-.\[\]\\{{}}0-9][^\s,"\#'\[\]\\{{}}]*)
+  | (?P<ident>(?!%[<{{])[^\s,"\#'+\-.\[\]\\{{}}0-9][^\s,"\#'\[\]\\{{}}]*)
   )[\s,]*  # the white space after a token goes with it: one match per token
 """, re.VERBOSE | re.DOTALL)
 
@@ -101,41 +101,44 @@ def version_of(text: str) -> tuple[int, str] | None:
 
 def tokenize(text: str, file: str | Path, first_line: int = 1) -> list[Token]:
     """Split ``text`` into tokens; raises :class:`SceneLoadError` at the first bad character
-    or when the values and words exceed ``max_values``."""
+    or when the tokens exceed ``max_tokens`` or the values ``max_values``."""
     tokens: list[Token] = []
     append = tokens.append
-    budget = limits.current().max_values
-    count = 0
+    max_tokens, max_values = limits.current().max_tokens, limits.current().max_values
+    values = 0
     position = _SPACE.match(text).end()  # type: ignore[union-attr]  # matches empty text
     line = first_line + text.count('\n', 0, position)
     end = len(text)
-    match_at = _TOKEN.match
-    while position < end:
-        if text[position] == '%' and text.startswith(('%<', '%{'), position) and \
-                text.find('>%' if text[position + 1] == '<' else '}%', position + 2) < 0:
-            # checked first: the template pattern would scan to the end at every such opening
+    scanner = _TOKEN.scanner(text, position)  # type: ignore[attr-defined]  # (not in typeshed)
+    for match in iter(scanner.match, None):  # each match starts where the last one ended
+        kind = match.lastgroup or ''
+        start, position = match.span()
+        if kind == 'ident' or kind == 'punct':  # the most frequent kinds: no call
+            append(Token(kind, match.group(kind), line, start))
+            values += 1
+        elif kind != 'comment':
+            token = _token(kind, match.group(kind), line, start)
+            append(token)
+            values += len(token.values) if token.values else 1
+        if values > max_values or len(tokens) > max_tokens:
+            raise _too_many(tokens[-1], values - max_values, len(tokens), text, file)
+        line += text.count('\n', start, position)
+    if position < end:
+        if text.startswith(('%<', '%{'), position):  # not an identifier: see _TOKEN
             raise SceneLoadError(f'template block {text[position:position + 2]} is never closed',
                                  file, line)
-        match = match_at(text, position)
-        if match is None:
-            raise SceneLoadError(f'unexpected character {text[position]!r}', file, line)
-        kind = match.lastgroup or ''
-        if kind != 'comment':
-            token = _token(kind, match.group(kind), line, position)
-            append(token)
-            count += len(token.values) if token.values else 1
-            if count > budget:
-                raise _too_many(token, count - budget, text, file)
-        line += text.count('\n', position, match.end())
-        position = match.end()
+        raise SceneLoadError(f'unexpected character {text[position]!r}', file, line)
     append(Token('eof', '', line, end))
     return tokens
 
 
 def _token(kind: str, chunk: str, line: int, position: int) -> Token:
     if kind == 'numbers':
-        return Token('number', _first_number(chunk), line, position,
-                     list(map(float, chunk.replace(',', ' ').split())))
+        try:  # one number, the most frequent row
+            return Token('number', chunk, line, position, [float(chunk)])
+        except ValueError:
+            return Token('number', _first_number(chunk), line, position,
+                         list(map(float, chunk.replace(',', ' ').split())))
     if kind == 'strings':
         found = _ONE_STRING.findall(chunk)
         return Token('string', found[0], line, position,
@@ -148,11 +151,14 @@ def _token(kind: str, chunk: str, line: int, position: int) -> Token:
     return Token(kind, chunk, line, position)
 
 
-def _too_many(last: Token, over: int, text: str, file: str | Path) -> SceneLoadError:
-    """The ``max_values`` error at the line of the first value over the limit."""
+def _too_many(last: Token, over: int, count: int, text: str, file: str | Path) -> SceneLoadError:
+    """The ``max_tokens`` or ``max_values`` error, at the line of the first value over."""
+    limit = limits.current()
+    if count > limit.max_tokens:
+        return limits.exceeded('max_tokens', f'the file holds more than {limit.max_tokens} '
+                               'tokens', file, last.line)
     line = last.line
     if last.kind == 'number' and last.values and len(last.values) > 1:
         line = last.number_places(text)[len(last.values) - over][0]
-    limit = limits.current().max_values
-    return limits.exceeded('max_values', f'the file holds more than {limit} values and words',
-                           file, line)
+    return limits.exceeded('max_values', f'the file holds more than {limit.max_values} values '
+                           'and words', file, line)
