@@ -1,0 +1,101 @@
+"""Hostile Webots files under the file size limit: time and peak RSS to load or refuse each.
+
+Each case is a generated world (a row of numbers in one MF field, rows of strings or booleans,
+a million one-word fields, a million empty nodes) at ``--mb`` MiB; each load runs in a fresh
+process (``--repeat`` times, median time, peak RSS of the slowest) and prints how it ended:
+``loaded`` or the SceneLoadError's limit. Issue 19 asks for under 5 s and 1 GB each.
+
+    python bench/webots_bombs.py                      # 8 and 64 MiB
+    python bench/webots_bombs.py --mb 8 --code /tmp/old   # another checkout's scene_sim_ros
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HEADER = '#VRML_SIM R2023b utf8\n'
+CASES = {
+    'numbers': (HEADER + 'Solid {\n  children [ Shape { geometry IndexedFaceSet {\n'
+                '    coord Coordinate { point [\n', '1 1 1\n', '] } } } ]\n}\n'),
+    'strings': (HEADER + 'Solid {\n  name [\n', '"a" "b"\n', ']\n}\n'),
+    'booleans': (HEADER + 'Solid {\n  name [\n', 'TRUE FALSE\n', ']\n}\n'),
+    'fields': (HEADER + 'Solid {\n', 'a 1\n', '}\n'),
+    'nodes': (HEADER, 'Group {}\n', ''),
+}
+
+_WORKER = r"""
+import json, resource, sys, time
+sys.path.insert(0, {code!r})
+from scene_sim_ros.errors import SceneLoadError
+from scene_sim_ros.formats import load_scene
+start = time.perf_counter()
+try:
+    load_scene({path!r})
+    outcome = 'loaded'
+except SceneLoadError as err:
+    text = str(err)
+    outcome = text.split('over the limit ')[1].split(' ')[0] if 'over the limit' in text \
+        else 'error: ' + text.split(': ', 1)[-1][:60]
+print(json.dumps(dict(seconds=time.perf_counter() - start, outcome=outcome,
+                      rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+"""
+
+
+def write_case(folder: Path, name: str, mb: float) -> Path:
+    head, unit, tail = CASES[name]
+    path = folder / f'{name}_{mb:g}mb.wbt'
+    with path.open('w') as stream:
+        stream.write(head + unit * int(mb * 1024 * 1024 / len(unit)) + tail)
+    return path
+
+
+def measure(code: Path, path: Path, repeat: int, timeout: float) -> dict:
+    runs = []
+    for _ in range(repeat):
+        try:
+            out = subprocess.run([sys.executable, '-c', _WORKER.format(code=str(code),
+                                  path=str(path))], capture_output=True, text=True,
+                                 timeout=timeout, cwd=str(code), env=dict(os.environ))
+        except subprocess.TimeoutExpired:
+            return dict(seconds=timeout, outcome=f'over {timeout:g} s', rss_mb=float('nan'))
+        if out.returncode != 0:
+            return dict(seconds=float('nan'), outcome=f'crash rc={out.returncode}',
+                        rss_mb=float('nan'))
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    return dict(seconds=statistics.median(r['seconds'] for r in runs),
+                outcome=runs[-1]['outcome'], rss_mb=max(r['rss_mb'] for r in runs))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--mb', type=float, nargs='+', default=[8.0, 64.0])
+    parser.add_argument('--case', nargs='+', choices=sorted(CASES), default=list(CASES))
+    parser.add_argument('--repeat', type=int, default=3)
+    parser.add_argument('--timeout', type=float, default=300.0)
+    parser.add_argument('--code', type=Path, default=ROOT, help='checkout whose code loads')
+    args = parser.parse_args()
+    print(f'load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs')
+    results = []
+    with tempfile.TemporaryDirectory() as folder:
+        for mb in args.mb:
+            for name in args.case:
+                path = write_case(Path(folder), name, min(mb, 63.5))
+                result = dict(case=name, mb=mb, **measure(args.code, path, args.repeat,
+                                                          args.timeout))
+                path.unlink()
+                results.append(result)
+                print(f"{name:>9} {mb:5g} MiB: {result['seconds']:6.2f} s "
+                      f"{result['rss_mb']:7.0f} MB  {result['outcome']}", flush=True)
+    print(json.dumps(results))
+
+
+if __name__ == '__main__':
+    main()
