@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+CAMERA_RATE = 30.0   # Hz of sim time: the node's publish_rates.camera default
 GAME = (REPO.parent / 'shared' / 'corpus' / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes'
         / 'Game.ros2')
 
@@ -92,6 +93,7 @@ class Client:
             self.node.create_subscription(Imu, f'/{robot}/imu/data_raw', count, 10)
         self.camera_subscriptions = []
         self.robots = list(robots)
+        self.delivered: list[float] = []   # per round: frames received / frames published
 
     def _count(self, msg) -> None:
         self.received += 1
@@ -140,14 +142,24 @@ class Client:
         """``robot``'s CameraTop and CameraBottom; ``all``: those of every robot."""
         from rclpy.qos import QoSProfile
         from sensor_msgs.msg import Image
-        self.images: dict[str, int] = {}
+        self.images: dict[str, set[float]] = {}
         topics = [f'/{r}/{camera}/image_raw' for r in (self.robots if robot == 'all' else [robot])
                   for camera in ('CameraTop', 'CameraBottom')]
         for topic in topics:
             def count(msg, topic: str = topic) -> None:
-                self.images[topic] = self.images.get(topic, 0) + 1
+                stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+                self.images.setdefault(topic, set()).add(round(stamp, 6))
             self.camera_subscriptions.append(self.node.create_subscription(
-                Image, topic, count, QoSProfile(depth=2)))
+                Image, topic, count, QoSProfile(depth=10)))
+
+    def frames_delivered(self, rate: float = CAMERA_RATE) -> float:
+        """Distinct frames received over the frames published (``rate`` Hz of sim time between
+        each camera's first and last stamp), all cameras together."""
+        received = expected = 0
+        for stamps in self.images.values():
+            received += len(stamps)
+            expected += round((max(stamps) - min(stamps)) * rate) + 1
+        return received / expected if expected else math.nan
 
     def wait_for_images(self, timeout: float) -> None:
         """Until every camera delivered a frame (a renderer's first frame may build caches)."""
@@ -183,8 +195,10 @@ def node_round(scene: Path, client: Client, window: float, robot: str,
         client.subscribe_cameras(robot)
         client.wait_for_images(60.0)  # first frames (renderers start lazily, gl builds its LOD)
         client.spin_for(1.0)
+        client.images.clear()
         cameras, _ = client.rtf(window)
         client.unsubscribe_cameras()
+        client.delivered.append(client.frames_delivered())
         return plain, cameras, cpu
     finally:
         stop_node(proc)
@@ -233,7 +247,8 @@ def main() -> None:
             cameras.append(c)
             node_cpu.append(cpu)
             print(f'round {k + 1}: bare {bare[-1]:.3f}  node {p:.3f}  node+2 cameras {c:.3f}  '
-                  f'CPU s per sim s: bare {bare_cpu[-1]:.3f} node {cpu:.3f}', flush=True)
+                  f'CPU s per sim s: bare {bare_cpu[-1]:.3f} node {cpu:.3f}  '
+                  f'frames received {client.delivered[-1]:.1%}', flush=True)
     finally:
         client.close()
         sim.close()
@@ -248,17 +263,21 @@ def main() -> None:
         'bare_cpu_per_sim_s': statistics.median(bare_cpu),
         'node_cpu_per_sim_s': statistics.median(node_cpu),
         'cpu_bare_over_node': statistics.median(b / n for b, n in zip(bare_cpu, node_cpu)),
+        'camera_frames_received': statistics.median(client.delivered),
     }
     print(f"\n{result['scene']} ({result['robots']} robots, step {scene.step_length * 1000:g} ms), "
           f'median of {args.rounds} rounds of {args.window:g} s:')
     print(f"  bare Simulation       RTF {result['bare_rtf']:.3f}")
-    print(f"  node (JS+TF+IMU)      RTF {result['node_rtf']:.3f}   "
+    print(f"  consumer: {result['consumer']}")
+    print(f"  node                  RTF {result['node_rtf']:.3f}   "
           f"x{result['node_over_bare']:.2f} of bare")
     print(f"  node + 2 cameras      RTF {result['node_cameras_rtf']:.3f}   "
           f"x{result['node_cameras_over_bare']:.2f} of bare")
     print(f"  CPU per sim second    bare {result['bare_cpu_per_sim_s']:.3f} s, node (all threads) "
           f"{result['node_cpu_per_sim_s']:.3f} s   x{result['cpu_bare_over_node']:.2f}: the "
           'node on a core of its own, as a share of bare')
+    print(f"  camera frames received in another process: {result['camera_frames_received']:.1%} "
+          f'(distinct stamps over the {CAMERA_RATE:g} Hz frames between first and last)')
     print(json.dumps(result))
 
 
