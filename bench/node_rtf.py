@@ -204,11 +204,13 @@ def node_round(scene: Path, client: Client, window: float, robot: str,
         stop_node(proc)
 
 
-def stop_node(proc: subprocess.Popen) -> None:
-    """SIGINT to the node's process group, SIGKILL if it has not exited after 10 s."""
+def stop_node(proc: subprocess.Popen, timeout: float = 10.0) -> None:
+    """SIGINT to the node's process group, SIGKILL if it has not exited after ``timeout`` s."""
+    if proc.poll() is not None:
+        return
     os.killpg(proc.pid, signal.SIGINT)
     try:
-        proc.wait(10)
+        proc.wait(timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()

@@ -32,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from node_rtf import process_cpu, stop_node  # bench/ is on sys.path when a benchmark runs as a script
+
 IMAGES = ('/rover/camera/image_raw', '/rover/depth_camera/image_raw',
           '/rover/segmentation/image_raw')
 
@@ -99,19 +101,12 @@ class Probe:
     def rtf(self, window: float, pid: int) -> tuple[float, float]:
         """(RTF, CPU seconds of process ``pid`` per sim second) over ``window`` s."""
         import rclpy
-        start_sim, start, start_cpu = self.clock(), time.monotonic(), _cpu_s(pid)
+        start_sim, start, start_cpu = self.clock(), time.monotonic(), process_cpu(pid)
         end = start + window
         while time.monotonic() < end:
             rclpy.spin_once(self.node, timeout_sec=0.05)  # the image callbacks
         sim = self.clock() - start_sim
-        return sim / (time.monotonic() - start), (_cpu_s(pid) - start_cpu) / max(sim, 1e-9)
-
-
-def _cpu_s(pid: int) -> float:
-    """utime + stime of a process, all its threads (Linux)."""
-    with open(f'/proc/{pid}/stat', encoding='ascii') as handle:
-        fields = handle.read().rsplit(')', 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+        return sim / (time.monotonic() - start), (process_cpu(pid) - start_cpu) / max(sim, 1e-9)
 
 
 CLI = str(Path(sys.executable).with_name('scene-sim-ros'))
@@ -122,16 +117,6 @@ def run_node(extra: list[str], log: Path) -> subprocess.Popen:
     with open(log, 'ab') as out:
         return subprocess.Popen([CLI, 'run', *RTF, *extra], stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 def one(probe: Probe, extra: list[str], window: float, log: Path, viewer: bool = False,
@@ -156,7 +141,7 @@ def one(probe: Probe, extra: list[str], window: float, log: Path, viewer: bool =
         if viewer_proc is not None:
             os.killpg(viewer_proc.pid, signal.SIGKILL) if external else viewer_proc.kill()
             viewer_proc.wait()
-        stop(proc)
+        stop_node(proc, timeout=15.0)
 
 
 def main() -> None:
