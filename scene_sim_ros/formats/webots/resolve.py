@@ -33,6 +33,7 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 from ...errors import SceneLoadError
+from ..paths import is_file
 from .cache import UrlCache, default_cache_dir
 from .download import MIB, Downloader, DownloadError, DownloadPolicy, Progress
 
@@ -247,7 +248,7 @@ class Resolver:
 
     def _local(self, path: Path, lookup: Lookup) -> Found | None:
         lookup.looked.append(str(path))
-        if not _is_file(path):
+        if not is_file(path):
             return None
         resolved = self.confined(path)
         installed = self.installation is not None and resolved.is_relative_to(
@@ -262,7 +263,7 @@ class Resolver:
         for folder in folders:
             candidate = folder / f'{name}.proto'
             lookup.looked.append(str(candidate))
-            if _is_file(candidate) and self._inside(candidate):
+            if is_file(candidate) and self._inside(candidate):
                 return Found(candidate.resolve(), 'local', str(candidate.resolve()))
         return None
 
@@ -278,7 +279,7 @@ class Resolver:
             return None
         path, tag = mapped
         lookup.looked.append(f'{path} (Webots installation)')
-        if not _is_file(path):
+        if not is_file(path):
             return None
         version = self.installation.version if self.installation is not None else None
         if version is not None and tag != version and tag not in self._warned_tags:
@@ -317,11 +318,3 @@ REMEDIES = ('set WEBOTS_HOME to a Webots installation (its projects/ folder), '
             'or --param webots.proto_path=DIR (a folder with the .proto files), '
             'or allow downloads (webots.download=true, no --offline), '
             'or run `scene-sim-ros fetch WORLD` on a connected machine to fill the cache')
-
-
-def _is_file(path: Path) -> bool:
-    """``path.is_file()``, False for a name the file system refuses (too long, say)."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
