@@ -333,7 +333,8 @@ class Builder:
         helpers = sensor_links(entity, self.shapes.warnings)
         moved = {id(c) for helper in helpers for c in helper.collisions}
         collision = [self.shapes.collision_shape(
-            tuple(c for c in link.collisions if id(c) not in moved), concave) for link in order]
+            tuple(c for c in link.collisions if id(c) not in moved), concave,
+            f'link {link.name!r} of {entity.name!r}') for link in order]
         # a height field is placed by moving its body's link frame (PyBullet ignores its
         # collision frame); the base inertial frame PyBullet gets is expressed in that moved
         # frame, so the centre of mass (what PyBullet reports) and our link frames stay put

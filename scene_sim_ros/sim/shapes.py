@@ -51,6 +51,9 @@ from .meshes import mesh_file, torus_mesh, torus_segments
 PLANE_VISUAL_SIZE = 200.0
 PLANE_VISUAL_THICKNESS = 0.002
 PYBULLET_MESH_SUFFIXES = ('.obj', '.stl')
+# PyBullet keeps 16 shapes of one shape array and ignores the rest; a flag for a 17th writes out
+# of its bounds (a segfault), so a link's collision parts beyond it are left out with a warning
+PYBULLET_MAX_PARTS = 16
 
 
 @dataclass
@@ -88,11 +91,19 @@ class ShapeCache:
         self._visual.clear()
 
     # -- collision -------------------------------------------------------------------------
-    def collision_shape(self, collisions: Sequence[Collision], concave: bool) -> int:
-        """The compound collision shape of a link's ``collisions`` (-1 when there are none)."""
+    def collision_shape(self, collisions: Sequence[Collision], concave: bool,
+                        owner: str = 'a link') -> int:
+        """The compound collision shape of a link's ``collisions`` (-1 when there are none);
+        ``owner`` names the link in a warning."""
         key = (tuple((c.shape, c.pose) for c in collisions), concave)
         if key not in self._collision:
             parts = [part for c in collisions for part in self._collision_parts(c.shape, c.pose)]
+            if len(parts) > PYBULLET_MAX_PARTS:
+                self.warnings.append(
+                    f'{owner} has {len(parts)} collision shapes (a torus is 16); PyBullet takes '
+                    f'{PYBULLET_MAX_PARTS} per link, the other {len(parts) - PYBULLET_MAX_PARTS} '
+                    'are left out')
+                parts = parts[:PYBULLET_MAX_PARTS]
             self._collision[key] = self._create(parts, collision=True, concave=concave)
         return self._collision[key]
 

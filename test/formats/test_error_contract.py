@@ -123,6 +123,18 @@ def test_empty_collision_mesh_is_a_scene_error_of_the_build(write_file: WriteFil
         Simulation(load_scene(path))
 
 
+def test_link_of_more_collision_shapes_than_pybullet_takes(write_file: WriteFile) -> None:
+    """PyBullet keeps 16 shapes per link; a flag for a 17th crashed the process (segfault)."""
+    spheres = ''.join(f'<collision><origin xyz="0 0 {i}"/><geometry><sphere radius="0.1"/>'
+                      '</geometry></collision>' for i in range(20))
+    path = write_file('r.urdf', f'<robot name="r"><link name="a">{spheres}{INERTIAL}</link>'
+                      '</robot>')
+    with Simulation(load_scene(path)) as sim:
+        sim.step(2)
+        assert "link 'a' of 'r' has 20 collision shapes (a torus is 16); PyBullet takes 16 per " \
+            'link, the other 4 are left out' in sim.warnings
+
+
 # -- NaN poses: non-finite or absurd settings refused at load -----------------------------------
 
 def test_nan_time_step(write_file: WriteFile) -> None:
