@@ -47,6 +47,9 @@ class Limits:
     """Operators, numbers and calls in one RaiSim ``{math}`` expression."""
     max_triangles: int = 2_000_000
     """Triangles in one mesh (inline or file)."""
+    max_texture_pixels: int = 8192 * 8192
+    """Pixels (width x height) of one texture image, checked from its header before decoding;
+    a larger one is drawn in its plain colour with a warning."""
     scene_tree_levels: int = 2
     """Folders above the scene file's folder that its includes, meshes and textures may reach
     (``../../meshes``); never the file system root (see :mod:`.paths`)."""

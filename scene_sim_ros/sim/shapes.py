@@ -273,13 +273,23 @@ def _color_part(client: int, body: int, link_index: int, shape_index: int, visua
         kwargs['shapeIndex'] = shape_index
     if visual.texture is not None:
         if visual.texture not in textures:
-            try:
-                textures[visual.texture] = pb.loadTexture(str(visual.texture),
-                                                          physicsClientId=client)
-            except pb.error:
-                textures[visual.texture] = -1
-                warnings.append(f'{visual.texture}: PyBullet cannot load this texture; '
-                                f'drawn in plain colour')
+            textures[visual.texture] = _load_texture(client, visual.texture, warnings)
         if textures[visual.texture] >= 0:
             kwargs['textureUniqueId'] = textures[visual.texture]
     pb.changeVisualShape(body, link_index, **kwargs)
+
+
+def _load_texture(client: int, path: Path, warnings: list[str]) -> int:
+    """PyBullet's texture id of ``path``, -1 (with a warning) where the GL renderer would not
+    draw it either (see render.textures) or PyBullet cannot load it."""
+    from .render.textures import readable_by_pybullet, texture_problem
+
+    problem = texture_problem(path)
+    if problem is not None:
+        warnings.append(f'{problem}; drawn in plain colour')
+        return -1
+    try:
+        return pb.loadTexture(str(readable_by_pybullet(path)), physicsClientId=client)
+    except pb.error:
+        warnings.append(f'{path}: PyBullet cannot load this texture; drawn in plain colour')
+        return -1

@@ -1,7 +1,7 @@
 """The ``gl`` camera renderer: OpenGL 3.3 through moderngl on a headless EGL context.
 
 Split by concern: :mod:`.context` (the one EGL context of the process), :mod:`.tessellation`
-and :mod:`.meshfiles` (visual shapes as triangles), :mod:`.textures` (PNG images),
+and :mod:`.meshfiles` (visual shapes as triangles), :mod:`.textures` (image files, with Pillow),
 :mod:`.lod` (simplified far meshes), :mod:`.drawables` (shapes uploaded once, visuals as
 instance rows), :mod:`.culling` (frustum test), :mod:`.shaders` (one pass: colour, linear
 depth, segmentation; Phong or TinyRenderer's lighting) and :mod:`.renderer` (per-frame poses,

@@ -117,7 +117,7 @@ class ShapeLibrary:
         texture = None
         if texture_path is not None:
             if texture_path not in self._textures:
-                image = read_texture(texture_path)
+                image = read_texture(texture_path, self.ctx.info['GL_MAX_TEXTURE_SIZE'])
                 self._textures[texture_path] = None if image is None else self._texture(image)
             texture = self._textures[texture_path]
         return ShapeGroup(levels, centre, radius, texture)

@@ -1,78 +1,126 @@
-"""Texture images for the GL renderer: PNG (8 bits per channel, not interlaced) decoded with
-zlib, no imaging library. Other files give None and the visual is drawn in its plain colour."""
+"""Texture images, decoded with Pillow for both renderers' sake.
+
+The formats are those PyBullet's ``loadTexture`` (stb_image) also reads, so a texture the GL
+renderer shows is one TinyRenderer shows too: PNG of every kind (palette, grey, 16 bits per
+channel, interlaced), JPEG (Webots' ImageTexture and SimRobot take these two), BMP, TGA and GIF.
+Sixteen-bit channels keep their high byte, as stb_image does; palette and 16-bit PNGs, which
+PyBullet refuses, reach it as 8-bit copies (:func:`readable_by_pybullet`). An image is refused
+before its pixels are decoded where it has more than ``max_texture_pixels`` pixels (a few
+kilobytes of PNG can declare gigabytes) or a side longer than the GL context takes; the visual
+is then drawn in its plain colour and one warning per file says why.
+"""
 
 from __future__ import annotations
 
+import atexit
 import functools
-import struct
-import zlib
+import hashlib
+import logging
+import os
+import shutil
+import tempfile
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-CHANNELS = {0: 1, 2: 3, 4: 2, 6: 4}  # PNG colour type -> channels (palette images unsupported)
+from ...errors import SceneLoadError
+from ...formats import limits
+
+FORMATS = ('PNG', 'JPEG', 'BMP', 'TGA', 'GIF')
+PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
+PNG_PALETTE = 3  # IHDR colour type
+_log = logging.getLogger(__name__)
+
+
+def texture_problem(path: Path, max_side: int | None = None) -> str | None:
+    """Why ``path`` cannot be a texture (unreadable, not an image of :data:`FORMATS`, over the
+    size limits), read from its header only; None where it can."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        limits.check_file_size(Path(path))
+        with _quiet(), Image.open(path, formats=FORMATS) as image:
+            width, height = image.size
+    except SceneLoadError as err:
+        return str(err)
+    except Image.DecompressionBombError as err:  # over twice Pillow's own limit
+        return str(limits.exceeded('max_texture_pixels', str(err).split(',')[0], path))
+    except (OSError, UnidentifiedImageError, ValueError) as err:
+        return f'{path}: not a readable {"/".join(FORMATS)} image ({err})'
+    limit = limits.current().max_texture_pixels
+    if width * height > limit:
+        return str(limits.exceeded('max_texture_pixels',
+                                   f'image is {width}x{height} = {width * height} pixels', path))
+    if max_side is not None and max(width, height) > max_side:
+        return f'{path}: image is {width}x{height}, larger than the GL texture size {max_side}'
+    return None
 
 
 @functools.lru_cache(maxsize=64)
-def read_texture(path: Path) -> np.ndarray | None:
-    """HxWx{3,4} uint8 of ``path`` (grey images become RGB), None where unsupported."""
+def read_texture(path: Path, max_side: int | None = None) -> np.ndarray | None:
+    """HxWx3 (RGB) or HxWx4 (RGBA, where the image has transparency) uint8 of ``path``, top
+    row first; None (after one warning naming the file and the reason) where it cannot be."""
+    problem = texture_problem(path, max_side)
+    if problem is None:
+        try:
+            return _decode(path)
+        except (OSError, ValueError, MemoryError) as err:
+            problem = f'{path}: cannot decode the image ({err})'
+    _log.warning('%s; drawn in its plain colour', problem)
+    return None
+
+
+def readable_by_pybullet(path: Path) -> Path:
+    """``path``, or where PyBullet's ``loadTexture`` cannot read it (a palette or 16-bit PNG:
+    "Unsupported texture image format"), an 8-bit PNG of the same pixels in a folder of this
+    process (removed at exit), so that TinyRenderer shows what the GL renderer shows."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, 'rb') as stream:
+            header = stream.read(26)
+            stat = os.fstat(stream.fileno())
     except OSError:
-        return None
-    if not data.startswith(b'\x89PNG\r\n\x1a\n'):
-        return None
-    try:
-        return _decode_png(data)
-    except (ValueError, zlib.error, struct.error, KeyError):
-        return None
+        return path
+    if header[:8] != PNG_SIGNATURE or (header[24] == 8 and header[25] != PNG_PALETTE):
+        return path
+    image = read_texture(path)
+    if image is None:
+        return path
+    key = f'{path}\0{stat.st_size}\0{stat.st_mtime_ns}'.encode()
+    copy = _converted_folder() / f'{hashlib.sha1(key).hexdigest()}.png'
+    if not copy.exists():
+        from PIL import Image
+
+        Image.fromarray(image).save(copy)
+    return copy
 
 
-def _decode_png(data: bytes) -> np.ndarray | None:
-    position, idat = 8, []
-    width = height = depth = color_type = interlace = 0
-    while position < len(data):
-        length, kind = struct.unpack('>I4s', data[position:position + 8])
-        body = data[position + 8:position + 8 + length]
-        if kind == b'IHDR':
-            width, height, depth, color_type, _, _, interlace = struct.unpack('>IIBBBBB', body)
-        elif kind == b'IDAT':
-            idat.append(body)
-        position += 12 + length
-    if depth != 8 or interlace or color_type not in CHANNELS:
-        return None
-    channels = CHANNELS[color_type]
-    raw = np.frombuffer(zlib.decompress(b''.join(idat)), dtype=np.uint8)
-    stride = width * channels
-    rows = raw.reshape(height, stride + 1)
-    image = np.zeros((height, stride), dtype=np.int32)
-    for y in range(height):
-        image[y] = _unfilter(int(rows[y, 0]), rows[y, 1:].astype(np.int32),
-                             image[y - 1] if y else np.zeros(stride, np.int32), channels)
-    pixels = image.astype(np.uint8).reshape(height, width, channels)
-    if channels == 1:
-        return np.repeat(pixels, 3, axis=2)
-    if channels == 2:
-        return np.repeat(pixels[:, :, :1], 3, axis=2)
-    return pixels
+@functools.cache
+def _converted_folder() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix='scene_sim_ros_textures_'))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
-def _unfilter(kind: int, line: np.ndarray, above: np.ndarray, bpp: int) -> np.ndarray:
-    if kind == 0:
-        return line
-    if kind == 2:
-        return (line + above) & 0xFF
-    out = line.copy()
-    for x in range(len(out)):  # Sub, Average and Paeth depend on the pixel to the left
-        left = out[x - bpp] if x >= bpp else 0
-        up_left = above[x - bpp] if x >= bpp else 0
-        if kind == 1:
-            out[x] = (out[x] + left) & 0xFF
-        elif kind == 3:
-            out[x] = (out[x] + (left + above[x]) // 2) & 0xFF
-        else:
-            p = left + above[x] - up_left
-            pa, pb, pc = abs(p - left), abs(p - above[x]), abs(p - up_left)
-            predictor = left if pa <= pb and pa <= pc else above[x] if pb <= pc else up_left
-            out[x] = (out[x] + predictor) & 0xFF
-    return out
+def _decode(path: Path) -> np.ndarray:
+    from PIL import Image
+
+    with _quiet(), Image.open(path, formats=FORMATS) as image:
+        image.load()
+        if image.mode in ('I;16', 'I;16B', 'I;16L', 'I;16N', 'I'):  # 16-bit grey: its high byte
+            grey = (np.asarray(image, dtype=np.uint32) >> 8).astype(np.uint8)
+            return np.repeat(grey[:, :, None], 3, axis=2)
+        alpha = 'A' in image.getbands() or 'transparency' in image.info
+        return np.asarray(image.convert('RGBA' if alpha else 'RGB'), dtype=np.uint8)
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Without Pillow's own DecompressionBombWarning: the limit above decides (and says so)."""
+    from PIL import Image
+
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', Image.DecompressionBombWarning)
+        yield
