@@ -55,9 +55,14 @@ def norm(a: Vec3) -> float:
 
 
 def normalized(a: Vec3) -> Vec3:
+    """``a`` of length 1; ValueError for a zero or non-finite vector."""
     n = norm(a)
-    if n == 0.0:
-        raise ValueError('cannot normalise a zero vector')
+    if not 0.0 < n < math.inf:  # zero, or its square under- or overflowed (1e-320, 1e308)
+        biggest = max(abs(a[0]), abs(a[1]), abs(a[2]))
+        if not (0.0 < biggest < math.inf and all(map(math.isfinite, a))):
+            raise ValueError('cannot normalise a zero or non-finite vector')
+        a = (a[0] / biggest, a[1] / biggest, a[2] / biggest)
+        n = norm(a)
     return (a[0] / n, a[1] / n, a[2] / n)
 
 

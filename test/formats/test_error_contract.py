@@ -5,6 +5,7 @@ poses, hangs."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -179,11 +180,19 @@ def test_impossible_inertia_that_stalled_pybullet(write_file: WriteFile) -> None
 
 
 def test_overflowing_joint_axis_that_gave_nan_poses(write_file: WriteFile) -> None:
-    path = write_file('r.urdf', '<robot name="r"><link name="a"/><link name="b"/><joint name="j" '
-                      'type="revolute"><parent link="a"/><child link="b"/>'
-                      '<axis xyz="1e308 0 1"/><limit lower="-1" upper="1" effort="1" '
-                      'velocity="1"/></joint></robot>')
-    assert "joint 'j' has axis" in error_of(path)
+    """Its length squared overflowed (a zero 'unit' axis, then NaN poses); scaled before it is
+    normalised, it is the x axis, as URDF readers normalise any non-zero axis."""
+    path = write_file('r.urdf', f'<robot name="r"><link name="a">{INERTIAL}</link><link name="b">'
+                      f'{INERTIAL}</link><joint name="j" type="revolute"><parent link="a"/>'
+                      '<child link="b"/><axis xyz="1e308 0 1"/><limit lower="-1" upper="1" '
+                      'effort="1" velocity="1"/></joint></robot>')
+    scene = load_scene(path)
+    assert scene.entities[0].joints[0].axis == pytest.approx((1.0, 0.0, 0.0))
+    with Simulation(scene) as sim:
+        sim.step(10)
+        poses = sim.link_poses('r').values()
+        assert all(math.isfinite(v) for pose in poses for v in (*pose.position,
+                                                                  *pose.orientation))
 
 
 def test_link_with_two_parents_is_a_load_error(write_file: WriteFile) -> None:
@@ -239,3 +248,12 @@ def test_zero_quaternion_is_refused_before_the_build() -> None:
     with pytest.raises(SceneLoadError, match=r"m.xml: entity 'e' pose orientation .* is not a "
                                              'rotation'):
         validate(Scene('s', (entity,), source=Path('m.xml')))
+
+
+def test_webots_rotation_axis_whose_square_underflows(write_file: WriteFile) -> None:
+    """A rotation axis of 1e-320: its length squared is 0 (ValueError escaped); Webots
+    normalises any non-zero axis, so it is a rotation about x."""
+    path = write_file('w.wbt', '#VRML_SIM R2023b utf8\nSolid { rotation 1e-320 0 0 -1.5708 '
+                      'children [ Shape { geometry Box { size 1 1 1 } } ] }\n')
+    orientation = load_scene(path).entities[0].pose.orientation
+    assert orientation == pytest.approx((-math.sin(0.7854), 0.0, 0.0, math.cos(0.7854)))

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from scene_sim_ros.scene.transforms import (
     Pose,
     matrix_from_quat,
+    normalized,
     quat_angle,
     quat_from_axis_angle,
     quat_from_matrix,
@@ -70,3 +71,18 @@ def test_pose_from_matrix4_reads_translation_column():
 def test_quat_normalized_rejects_zero():
     with pytest.raises(ValueError):
         quat_normalized((0, 0, 0, 0))
+
+
+@pytest.mark.parametrize(('vector', 'expected'), [
+    ((1e-320, 0.0, 0.0), (1.0, 0.0, 0.0)),  # its square underflows to 0
+    ((1e308, 0.0, 1e308), (math.sqrt(0.5), 0.0, math.sqrt(0.5))),  # its square overflows
+    ((0.0, 3.0, 4.0), (0.0, 0.6, 0.8)),
+])
+def test_normalized_scales_tiny_and_huge_vectors(vector, expected):
+    assert normalized(vector) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize('vector', [(0.0, 0.0, 0.0), (math.nan, 1.0, 0.0), (math.inf, 0.0, 0.0)])
+def test_normalized_rejects_zero_and_non_finite(vector):
+    with pytest.raises(ValueError):
+        normalized(vector)
