@@ -1,8 +1,10 @@
 """Supervisor services (simulation_interfaces) of the node, called from a separate process.
 
 One node launch serves the module: a small scene with a ball and a four-wheeled car modelled
-on SimRobot's SimpleVehicle, started paused. Tests run in file order where they depend on the
-state (pause/step first, reset after spawn/delete).
+on SimRobot's SimpleVehicle, started paused. Before each test the node is paused and reset (the
+scene's poses, no spawned entities), so every test passes alone and in any order; a test that
+needs spawned entities spawns them itself. Starting paused and quitting have a node of their own
+(test_supervisor_lifecycle.py).
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ def sim_node(tmp_path_factory):
     with scene_sim_run(folder, str(scene), '--paused', '--real-time-factor', '0',
                        '--ros-args', '-p', 'supervisor_topics:=[ball, car]') as proc:
         yield proc
+        assert proc.is_running(), 'the node did not survive the tests of this module'
 
 
 @pytest.fixture(scope='module')
@@ -133,6 +136,21 @@ def clock(client):
     log.close()
 
 
+@pytest.fixture(autouse=True)
+def paused_and_reset(client):
+    """Each test starts from the scene as loaded, paused (a reset keeps the clock going)."""
+    from simulation_interfaces.msg import SimulationState as S
+    from simulation_interfaces.srv import GetSimulationState, ResetSimulation
+    state = call(client, GetSimulationState, 'get_simulation_state').state.state
+    if state == S.STATE_STOPPED:
+        assert set_state(client, S.STATE_PLAYING).result == 1
+    if state != S.STATE_PAUSED:
+        assert set_state(client, S.STATE_PAUSED).result == 1
+    reset = call(client, ResetSimulation, 'reset_simulation',
+                 scope=ResetSimulation.Request.SCOPE_ALL)
+    assert reset.result.result == 1, reset.result.error_message
+
+
 def entity_state(client, name):
     from simulation_interfaces.srv import GetEntityState
     response = call(client, GetEntityState, 'get_entity_state', entity=name)
@@ -183,8 +201,6 @@ def test_features_advertise_stepping_spawning_and_state(client):
 
 
 def test_served_services_are_the_ones_scene_sim_ros_topics_lists(client):
-    import time
-
     from scene_sim_ros.ros.interface_list import supervisor_rows
     listed = {(name, kind) for direction, name, kind in supervisor_rows() if direction == 'srv'}
     served: set[tuple[str, str]] = set()
@@ -194,13 +210,6 @@ def test_served_services_are_the_ones_scene_sim_ros_topics_lists(client):
                   for kind in kinds if kind.startswith('simulation_interfaces/srv/')}
         time.sleep(0.2)
     assert served == listed
-
-
-def test_node_starts_paused(client):
-    from simulation_interfaces.msg import SimulationState
-    from simulation_interfaces.srv import GetSimulationState
-    response = call(client, GetSimulationState, 'get_simulation_state')
-    assert response.state.state == SimulationState.STATE_PAUSED
 
 
 def test_step_simulation_advances_clock_by_exactly_n_steps_and_the_ball_falls(client, clock):
@@ -423,6 +432,7 @@ def test_spawned_car_gets_topics_and_drives_on_command(client):
 
 
 def test_spawn_errors_return_their_codes(client):
+    assert spawn(client, 'car2').result.result == 1
     assert spawn(client, 'car2').result.result == 101  # NAME_NOT_UNIQUE
     renamed = spawn(client, 'car2', rename=True, xyz=(0.0, -2.0, 0.0))
     assert renamed.result.result == 1 and renamed.entity_name == 'car2_2'
@@ -437,17 +447,27 @@ def test_spawn_errors_return_their_codes(client):
 
 def test_delete_entity_removes_it_and_its_topics(client):
     from simulation_interfaces.srv import DeleteEntity
-    assert call(client, DeleteEntity, 'delete_entity', entity='car2_2').result.result == 1
+    assert spawn(client, 'car2').result.result == 1
+    assert spawn(client, 'car2_2', xyz=(0.0, -2.0, 0.0)).result.result == 1
 
     def topics():
         return {name for name, _ in client.get_topic_names_and_types()}
+    assert spin_until(client, lambda: '/car2_2/joint_states' in topics(), 10.0)
+    assert call(client, DeleteEntity, 'delete_entity', entity='car2_2').result.result == 1
     assert spin_until(client, lambda: '/car2_2/joint_states' not in topics(), 10.0)
     assert '/car2/joint_states' in topics()
     assert call(client, DeleteEntity, 'delete_entity', entity='car2_2').result.result == 2
 
 
 def test_reset_restores_poses_removes_spawned_and_keeps_the_clock_going(client, clock):
-    from simulation_interfaces.srv import GetEntities, ResetSimulation
+    from simulation_interfaces.msg import EntityState
+    from simulation_interfaces.srv import GetEntities, ResetSimulation, SetEntityState
+    assert spawn(client, 'car2').result.result == 1
+    elsewhere = EntityState()
+    elsewhere.pose.position.y, elsewhere.pose.position.z = -3.0, 1.0
+    moved = call(client, SetEntityState, 'set_entity_state', entity='ball', state=elsewhere,
+                 **compat.state_flag_fields(pose=True, twist=True))
+    assert moved.result.result == 1, moved.result.error_message
     step(client, 1)
     before = clock.settled()
     response = call(client, ResetSimulation, 'reset_simulation',
@@ -460,11 +480,6 @@ def test_reset_restores_poses_removes_spawned_and_keeps_the_clock_going(client, 
     assert clock.after(before, 1) == pytest.approx([before + STEP], abs=1e-9)  # never backwards
     time_only = call(client, ResetSimulation, 'reset_simulation', scope=1)
     assert time_only.result.result == 0  # FEATURE_UNSUPPORTED: time never goes back
-
-
-def test_node_survives_all_of_it(client, sim_node):
-    assert sim_node.is_running()
-    assert entity_state(client, 'car').header.frame_id == 'world'
 
 
 # --- Webots-Supervisor extras -------------------------------------------------------------------
@@ -583,12 +598,3 @@ def test_stopped_resets_and_pauses_and_only_plays_from_there(client):
     assert set_state(client, S.STATE_PLAYING).result == 1
     assert set_state(client, S.STATE_PAUSED).result == 1
 
-
-def test_quitting_shuts_the_node_down_cleanly(client, sim_node):
-    from simulation_interfaces.msg import SimulationState
-    assert set_state(client, SimulationState.STATE_QUITTING).result == 1
-    deadline = time.monotonic() + 15.0
-    while sim_node.is_running() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not sim_node.is_running()
-    assert sim_node.returncode == 0
