@@ -35,7 +35,11 @@ def default_cache_dir() -> Path:
 
 
 def _file_name(url: str) -> str:
-    name = unquote(urlsplit(url).path.rsplit('/', 1)[-1])
+    try:
+        path = urlsplit(url).path
+    except ValueError:  # 'https://[x/a.proto', an invalid IPv6 host: the name is still its end
+        path = url
+    name = unquote(path.rsplit('/', 1)[-1])
     name = re.sub(r'[^A-Za-z0-9._-]', '_', name).lstrip('.')
     return name or 'index'
 

@@ -553,8 +553,17 @@ def _vertical_fov(horizontal: float, width: int, height: int) -> float:
     return 2.0 * math.atan(math.tan(horizontal / 2.0) * height / width)
 
 
+def _image_size(node: Node, width_field: str = 'width', height_field: str = 'height',
+                default: tuple[int, int] = (64, 64)) -> tuple[int, int]:
+    width, height = node.int(width_field, default[0]), node.int(height_field, default[1])
+    for name, value in ((width_field, width), (height_field, height)):
+        if value < 1:  # 1e-320 reads as 0: no image, and a division by zero
+            raise node.error(f'{node.type}.{name} is {value}; it must be at least 1', name)
+    return width, height
+
+
 def _camera(b: EntityBuilder, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
-    width, height = node.int('width', 64), node.int('height', 64)
+    width, height = _image_size(node)
     fov = node.float('fieldOfView', 0.7854)
     far = node.float('far', 0.0)
     return Camera(name, link.name, width, height, fov, _vertical_fov(fov, width, height), mount,
@@ -563,7 +572,7 @@ def _camera(b: EntityBuilder, node: Node, name: str, link: LinkDraft, mount: Pos
 
 def _range_finder(b: EntityBuilder, node: Node, name: str, link: LinkDraft,
                   mount: Pose) -> Sensor:
-    width, height = node.int('width', 64), node.int('height', 64)
+    width, height = _image_size(node)
     fov = node.float('fieldOfView', 0.7854)
     projection = node.string('projection', 'planar')
     spherical = projection in ('cylindrical', 'spherical')
@@ -575,8 +584,8 @@ def _range_finder(b: EntityBuilder, node: Node, name: str, link: LinkDraft,
 
 
 def _lidar(b: EntityBuilder, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
-    return DepthCamera(name, link.name, node.int('horizontalResolution', 512),
-                       node.int('numberOfLayers', 4), node.float('fieldOfView', math.pi),
+    width, height = _image_size(node, 'horizontalResolution', 'numberOfLayers', (512, 4))
+    return DepthCamera(name, link.name, width, height, node.float('fieldOfView', math.pi),
                        node.float('verticalFieldOfView', 0.2), node.float('minRange', 0.01),
                        node.float('maxRange', 1.0), 'spherical', mount, node.float('noise', 0.0))
 

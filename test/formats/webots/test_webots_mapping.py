@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.formats.webots import load
 from scene_sim_ros.scene.transforms import Pose, quat_from_axis_angle
 
@@ -245,6 +246,17 @@ def test_devices_become_sensors_with_webots_defaults(write_file):
     kinds = sorted(s.kind for s in robot.sensors)
     assert kinds.count('gyroscope') == 2 and 'gyro(1)' in by_name
     assert {'accelerometer', 'inertial_unit', 'gps', 'compass'} <= set(kinds)
+
+
+@pytest.mark.parametrize(('device', 'field'), [
+    ('Camera { width 1e-320 }', 'Camera.width'), ('RangeFinder { height 0 }', 'RangeFinder.height'),
+    ('Lidar { numberOfLayers -1 }', 'Lidar.numberOfLayers')])
+def test_image_of_no_pixels_is_refused_at_its_field(write_file, device, field):
+    """A width of 1e-320 (read as 0) divided by zero for the vertical field of view."""
+    path = write_file('w.wbt', f'{HEADER}Robot {{ children [\n  {device} ] }}\n')
+    with pytest.raises(SceneLoadError, match=f'^{path}:3: {field} is -?[01]; it must be at '
+                                             'least 1$'):
+        load(path)
 
 
 def test_old_y_up_world_is_turned_z_up_and_old_cameras_are_rotated(write_file):

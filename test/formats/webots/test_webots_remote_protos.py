@@ -324,9 +324,10 @@ def test_a_bad_download_setting_is_an_error_naming_it(tmp_path, world, value):
 
 
 @pytest.mark.parametrize('url', ['https://exa mple.invalid/R.proto', 'https://xn--a.invalid/R.proto',
-                                 f"https://{'a' * 300}.invalid/R.proto"])
+                                 f"https://{'a' * 300}.invalid/R.proto", 'https://[x/R.proto'])
 def test_an_externproto_url_that_is_not_a_valid_url_is_a_missing_proto(tmp_path, url):
-    """Bad URLs found by the fuzz harness (a space, a host IDNA refuses, an over-long label):
+    """Bad URLs found by the fuzz harness (a space, a host IDNA refuses, an over-long label,
+    an unclosed IPv6 host that urlsplit refuses):
     the PROTO is missing, as for any URL that cannot be had, never a raw httpx/idna error."""
     world = write(tmp_path / 'worlds/w.wbt', f'#VRML_SIM R2023b utf8\nEXTERNPROTO "{url}"\nR {{ }}\n')
     scene = load(world, parameters=_parameters(tmp_path, download=True))
