@@ -675,7 +675,34 @@ def _read_robot(ctx: LoadContext, path: Path, root: etree._Element) -> RobotDef:
         if name != root_name and name not in robot.parents:
             ctx.diagnostics.error(path, robot.nodes[name].line,
                                   f'robot node {name!r} has no parent')
+    looped = _in_parent_loops(robot)
+    if looped:
+        ctx.diagnostics.error(path, robot.nodes[looped[0]].line,
+                              f'robot nodes {", ".join(map(repr, looped))} are children of each '
+                              f'other in a loop, apart from the root {root_name!r}')
     return robot
+
+
+def _in_parent_loops(robot: RobotDef) -> list[str]:
+    """The nodes on a loop of parents (``b`` a child of ``c``, ``c`` of ``b``): the root never
+    reaches them, and without this they would be left out silently."""
+    ends: dict[str, str] = {}  # node -> where following its parents ends: 'root', 'none', 'loop'
+    looped: list[str] = []
+    for start in robot.parents:
+        path: list[str] = []
+        current: str | None = start
+        while current is not None and current not in ends and current not in path:
+            path.append(current)
+            current = robot.parents.get(current)
+        if current is None:
+            end = 'none' if path[-1] != robot.root else 'root'
+        elif current in ends:
+            end = ends[current]
+        else:
+            end = 'loop'
+            looped += path[path.index(current):]
+        ends.update(dict.fromkeys(path, end))
+    return looped
 
 
 def _attach(ctx: LoadContext, robot: RobotDef, node: NodeDef, other: RobotDef,

@@ -267,3 +267,16 @@ def test_robot_detected_by_content_not_urdf(write_file):
     scene = load_scene(path)
     assert scene.format == 'simox' and scene.entities[0].kind == 'robot'
     assert scene.entities[0].fixed_base
+
+
+def test_nodes_that_are_children_of_each_other_apart_from_the_root_are_an_error(write_file):
+    """b a child of c and c of b: the root never reaches them; they were left out silently."""
+    path = write_file('r.xml', """<Robot Type='A' RootNode='a'>
+        <RobotNode name='a'/>
+        <RobotNode name='b'><Child name='c'/></RobotNode>
+        <RobotNode name='c'><Child name='b'/><Child name='d'/></RobotNode>
+        <RobotNode name='d'/></Robot>""")
+    with pytest.raises(SceneLoadError) as info:
+        load_scene(path)
+    assert str(info.value) == (f"{path}:4: robot nodes 'c', 'b' are children of each other in a "
+                               "loop, apart from the root 'a'")
