@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ...scene import Mesh, Pose, Visual
-from .lod import Level, levels_of
+from ...scene import Capsule, Cylinder, Mesh, Pose, Sphere, Visual
+from .lod import Level, levels_of, round_levels
 from .tessellation import Triangles, triangles_of
 from .textures import read_texture
 
@@ -107,9 +107,7 @@ class ShapeLibrary:
     def _shape_levels(self, shape: Any) -> list[Level] | None:
         key = _shape_key(shape)
         if key not in self._levels:
-            triangles: Triangles | None = triangles_of(shape)
-            self._levels[key] = (None if triangles is None or not len(triangles.indices)
-                                 else levels_of(triangles))
+            self._levels[key] = _levels_of_shape(shape)
         return self._levels[key]
 
     def _upload(self, levels: list[Level], texture_path: Path | None) -> ShapeGroup:
@@ -128,6 +126,14 @@ class ShapeLibrary:
         texture.build_mipmaps()
         texture.repeat_x = texture.repeat_y = True
         return texture
+
+
+def _levels_of_shape(shape: Any) -> list[Level] | None:
+    """Round primitives tessellated again with fewer segments, other shapes simplified."""
+    if isinstance(shape, (Sphere, Cylinder, Capsule)):
+        return round_levels(shape)
+    triangles: Triangles | None = triangles_of(shape)
+    return None if triangles is None or not len(triangles.indices) else levels_of(triangles)
 
 
 def _shape_key(shape: Any) -> Any:

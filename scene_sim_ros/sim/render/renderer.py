@@ -230,14 +230,18 @@ class GlRenderer:
     @staticmethod
     def _levels(draw_list: DrawList, visible: np.ndarray, distance: np.ndarray,
                 pixels_per_radian: float) -> np.ndarray:
-        """Coarsest level whose error stays below the pixel threshold (errors grow with the
-        level, so counting the levels that qualify gives the index)."""
+        """Coarsest level whose error stays below the pixel threshold and that may be drawn at
+        that distance (errors and nearest distances grow with the level, so counting the
+        levels that qualify gives the index)."""
         most = max(len(g.levels) for g in draw_list.groups)
         errors = np.full((len(draw_list.groups), most), np.inf)
+        nearest = np.zeros((len(draw_list.groups), most))
         for i, g in enumerate(draw_list.groups):
             errors[i, :len(g.levels)] = [lv.error for lv in g.levels]
+            nearest[i, :len(g.levels)] = [lv.nearest for lv in g.levels]
         err = errors[draw_list.group[visible]][:, 1:]
-        allowed = err * pixels_per_radian <= MAX_ERROR_PIXELS * distance[:, None]
+        allowed = ((err * pixels_per_radian <= MAX_ERROR_PIXELS * distance[:, None])
+                   & (distance[:, None] >= nearest[draw_list.group[visible]][:, 1:]))
         return allowed.sum(axis=1).astype(np.int64)
 
     def _framebuffer(self, width: int, height: int) -> Any:

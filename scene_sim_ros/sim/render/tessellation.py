@@ -1,12 +1,14 @@
 """Triangles for every visual shape of the scene model, in the shape's own frame.
 
-Primitives are tessellated finely enough that their depth stays within a fraction of a
-millimetre of the true surface at camera distances (a sphere of radius r with
-:data:`ROUND_SEGMENTS` segments deviates by at most ``r (1 - cos(pi / 64))`` = 0.12 % of r).
-Meshes without normals get flat normals (their vertices are split per triangle), as PyBullet
-draws them. (Shared vertices with normals from screen-space derivatives in the fragment shader
-were measured 1.5-2x slower on llvmpipe: Game.ros2 overview, 94k triangles.) A ``Plane`` is
-drawn as the same thin 200 m box the PyBullet path uses.
+Round primitives get as many segments around as keep the tessellated surface within
+:data:`CHORD_ERROR` (0.25 mm) of the true one (:func:`segments_for`), between
+:data:`MIN_SEGMENTS` and a cap that bounds the triangle count; so depth images agree with the
+exact primitives of the physics (and its ray tests) to well under a millimetre. Far shapes are
+drawn with fewer segments (:func:`.lod.round_levels`). Meshes without normals get flat normals
+(their vertices are split per triangle), as PyBullet draws them. (Shared vertices with normals
+from screen-space derivatives in the fragment shader were measured 1.5-2x slower on llvmpipe:
+Game.ros2 overview, 94k triangles.) A ``Plane`` is drawn as the same thin 200 m box the
+PyBullet path uses.
 """
 
 from __future__ import annotations
@@ -22,7 +24,14 @@ from ..meshes import heightfield_mesh, torus_mesh
 from ..shapes import PLANE_VISUAL_SIZE, PLANE_VISUAL_THICKNESS
 from .meshfiles import read_mesh_file
 
-ROUND_SEGMENTS = 64
+CHORD_ERROR = 0.25e-3
+"""Largest distance (m) between a round primitive's triangles and its true surface."""
+MIN_SEGMENTS = 24
+MAX_SEGMENTS = 256
+"""Around a sphere or capsule: at most 256 x 128 x 2 = 65,536 triangles (a sphere of radius
+up to 1.6 m within :data:`CHORD_ERROR`)."""
+MAX_CYLINDER_SEGMENTS = 1024
+"""Around a cylinder (4 triangles per segment): radius up to 53 m within :data:`CHORD_ERROR`."""
 
 
 @dataclass(frozen=True)
@@ -55,12 +64,8 @@ def triangles_of(shape: Shape) -> Triangles | None:
         b = box(np.array([half, half, t]))
         return Triangles(b.positions - np.array([0.0, 0.0, t], np.float32), b.normals, b.uvs,
                          b.indices)
-    if isinstance(shape, Sphere):
-        return sphere(shape.radius)
-    if isinstance(shape, Cylinder):
-        return cylinder(shape.radius, shape.length)
-    if isinstance(shape, Capsule):
-        return capsule(shape.radius, shape.length)
+    if isinstance(shape, (Sphere, Cylinder, Capsule)):
+        return round_shape(shape, segments_for(shape))
     if isinstance(shape, Torus):
         return from_mesh(torus_mesh(shape.major_radius, shape.minor_radius), smooth=False)
     if isinstance(shape, Heightfield):
@@ -76,6 +81,35 @@ def triangles_of(shape: Shape) -> Triangles | None:
                       mesh.texcoords)
         return from_mesh(scaled)
     return None
+
+
+def segments_for(shape: Sphere | Cylinder | Capsule, error: float = CHORD_ERROR) -> int:
+    """Segments around ``shape`` (a multiple of 4) that keep :func:`chord_error` <= ``error``."""
+    ratio = min(error / shape.radius, 1.0) if shape.radius > 0.0 else 1.0
+    if isinstance(shape, Cylinder):
+        needed, cap = math.pi / math.acos(1.0 - ratio), MAX_CYLINDER_SEGMENTS
+    else:
+        needed, cap = math.pi / math.asin(math.sqrt(ratio)), MAX_SEGMENTS
+    return int(min(max(4 * math.ceil(needed / 4.0 - 1e-9), MIN_SEGMENTS), cap))
+
+
+def chord_error(shape: Sphere | Cylinder | Capsule, segments: int) -> float:
+    """How far inside the true surface the triangles of ``shape`` reach at most: a cylinder's
+    side by the sagitta r (1 - cos(pi/n)) of its segments; a sphere (or a capsule's ends) at
+    the centre of its cells at the equator, whose four corners lie in one plane at
+    r cos^2(pi/n) from the centre, by r sin^2(pi/n)."""
+    if isinstance(shape, Cylinder):
+        return shape.radius * (1.0 - math.cos(math.pi / segments))
+    return shape.radius * math.sin(math.pi / segments) ** 2
+
+
+def round_shape(shape: Sphere | Cylinder | Capsule, segments: int) -> Triangles:
+    """``shape`` with ``segments`` (a multiple of 4) around its axis."""
+    if isinstance(shape, Sphere):
+        return sphere(shape.radius, segments)
+    if isinstance(shape, Cylinder):
+        return cylinder(shape.radius, shape.length, segments)
+    return capsule(shape.radius, shape.length, segments)
 
 
 def from_mesh(mesh: Mesh, smooth: bool = True) -> Triangles:
@@ -141,7 +175,7 @@ def _grid_indices(rows: int, columns: int, offset: int = 0) -> np.ndarray:
 
 
 def _surface_of_revolution(profile: np.ndarray, profile_normals: np.ndarray,
-                           segments: int = ROUND_SEGMENTS) -> Triangles:
+                           segments: int) -> Triangles:
     """Revolve (radius, z) ``profile`` points around z (counter-clockwise from outside)."""
     angle = np.linspace(0.0, 2.0 * math.pi, segments + 1)
     cos, sin = np.cos(angle)[None, :], np.sin(angle)[None, :]
@@ -157,30 +191,30 @@ def _surface_of_revolution(profile: np.ndarray, profile_normals: np.ndarray,
                      _grid_indices(len(r) - 1, segments))
 
 
-def sphere(radius: float) -> Triangles:
-    theta = np.linspace(0.0, math.pi, ROUND_SEGMENTS // 2 + 1)  # from the north pole down
+def sphere(radius: float, segments: int) -> Triangles:
+    theta = np.linspace(0.0, math.pi, segments // 2 + 1)  # from the north pole down
     unit = np.stack([np.sin(theta), np.cos(theta)], -1)
-    return _surface_of_revolution(unit * radius, unit)
+    return _surface_of_revolution(unit * radius, unit, segments)
 
 
-def cylinder(radius: float, length: float) -> Triangles:
+def cylinder(radius: float, length: float, segments: int) -> Triangles:
     h = length / 2.0
     profile = np.array([[0.0, h], [radius, h], [radius, h], [radius, -h], [radius, -h],
                         [0.0, -h]])
     normals = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0], [0.0, -1.0],
                         [0.0, -1.0]])
-    return _surface_of_revolution(profile, normals)
+    return _surface_of_revolution(profile, normals, segments)
 
 
-def capsule(radius: float, length: float) -> Triangles:
-    quarter = ROUND_SEGMENTS // 4
+def capsule(radius: float, length: float, segments: int) -> Triangles:
+    quarter = segments // 4
     top = np.linspace(0.0, math.pi / 2.0, quarter + 1)
     bottom = np.linspace(math.pi / 2.0, math.pi, quarter + 1)
     unit = np.concatenate([np.stack([np.sin(top), np.cos(top)], -1),
                            np.stack([np.sin(bottom), np.cos(bottom)], -1)])
     shift = np.concatenate([np.full(quarter + 1, length / 2.0), np.full(quarter + 1, -length / 2.0)])
     profile = unit * radius + np.stack([np.zeros_like(shift), shift], -1)
-    return _surface_of_revolution(profile, unit)
+    return _surface_of_revolution(profile, unit, segments)
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
