@@ -32,6 +32,7 @@ to no model API: :attr:`BuiltEntity.link_names` lists model links only; ``sensor
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,6 +42,7 @@ from ..errors import SimulationError
 from ..scene import Entity, Joint, Link, Pose, Scene, ServoMotor
 from ..scene.sensors import CollisionSensor
 from ..scene.transforms import quat_from_matrix, vec3
+from .body_pool import BodyPool, pool_key
 from .materials import LinkContact, link_material, rolling_coefficient
 from .motors import MotorBank
 from .shapes import ShapeCache, apply_colors
@@ -84,6 +86,7 @@ class BuiltEntity:
     sensor_links: dict[str, int] = field(default_factory=dict)  # sensor -> helper link index
     helper_parent: dict[int, int] = field(default_factory=dict)  # helper -> model link index
     parts: list[Part] = field(default_factory=list)  # further multibodies of a large entity
+    park_key: Hashable | None = None  # its body may be parked for an equal entity (body_pool)
 
     def __post_init__(self) -> None:
         self.inertial_inverse = {i: pose.inverse() for i, pose in self.inertial.items()}
@@ -315,6 +318,7 @@ class Builder:
     shapes: ShapeCache
     contacts: dict[str, LinkContact]
     textures: dict = field(default_factory=dict)
+    pool: BodyPool | None = None  # parked bodies of deleted entities, revived for equal ones
 
     def build(self, entity: Entity) -> BuiltEntity:
         order, parent_joint = link_order(entity)
@@ -365,6 +369,7 @@ class Builder:
                  if entity.self_collision else 0)
         helper_shapes = [self.shapes.collision_shape(h.collisions, concave) for h in helpers]
         parts: list[Part] = []
+        key: Hashable | None = None  # large entities (parts) are never parked
         if len(order) - 1 + len(helpers) > MAX_LINKS or \
                 sum(DOFS[j.type] for j in joints) > MAX_DOFS:
             layout = _Layout(order, parent_joint, helpers)
@@ -375,36 +380,39 @@ class Builder:
         else:
             index = {link.name: i - 1 for i, link in enumerate(order)}
             helper_index = [len(order) - 1 + k for k in range(len(helpers))]
-            body = pb.createMultiBody(
-                baseMass=masses[0], baseCollisionShapeIndex=collision[0],
-                baseVisualShapeIndex=visual[0], basePosition=body_pose.position,
-                baseOrientation=body_pose.orientation,
-                baseInertialFramePosition=base_inertial.position,
-                baseInertialFrameOrientation=base_inertial.orientation,
-                linkMasses=masses[1:] + helper_masses,
-                linkCollisionShapeIndices=collision[1:] + helper_shapes,
-                linkVisualShapeIndices=visual[1:] + [-1] * len(helpers),
-                linkPositions=[j.origin.position for j in joints]
-                + [o.position for o in helper_origins],
-                linkOrientations=[j.origin.orientation for j in joints]
-                + [o.orientation for o in helper_origins],
-                linkInertialFramePositions=[f.position for f in inertial_frames[1:]]
-                + [inertial_frames[position[h.parent]].position for h in helpers],
-                linkInertialFrameOrientations=[f.orientation for f in inertial_frames[1:]]
-                + [inertial_frames[position[h.parent]].orientation for h in helpers],
-                linkParentIndices=[index[j.parent] + 1 for j in joints]
-                + [index[h.parent] + 1 for h in helpers],
-                linkJointTypes=[JOINT_TYPES[j.type] for j in joints]
-                + [pb.JOINT_FIXED] * len(helpers),
-                linkJointAxis=[j.axis for j in joints] + [(0.0, 0.0, 1.0)] * len(helpers),
-                flags=flags, physicsClientId=self.client)
+            key = pool_key(entity)
+            body = -1 if self.pool is None else self.pool.take(key, body_pose * base_inertial)
             if body < 0:
-                raise SimulationError(f'PyBullet could not create entity {entity.name!r}')
-            for i, joint in enumerate(joints):
-                parent = pb.getJointInfo(body, i, physicsClientId=self.client)[16]
-                if parent != index[joint.parent]:  # our link numbering must be PyBullet's
-                    raise SimulationError(f'entity {entity.name!r}: PyBullet numbered link '
-                                          f'{joint.child!r} differently')
+                body = pb.createMultiBody(
+                    baseMass=masses[0], baseCollisionShapeIndex=collision[0],
+                    baseVisualShapeIndex=visual[0], basePosition=body_pose.position,
+                    baseOrientation=body_pose.orientation,
+                    baseInertialFramePosition=base_inertial.position,
+                    baseInertialFrameOrientation=base_inertial.orientation,
+                    linkMasses=masses[1:] + helper_masses,
+                    linkCollisionShapeIndices=collision[1:] + helper_shapes,
+                    linkVisualShapeIndices=visual[1:] + [-1] * len(helpers),
+                    linkPositions=[j.origin.position for j in joints]
+                    + [o.position for o in helper_origins],
+                    linkOrientations=[j.origin.orientation for j in joints]
+                    + [o.orientation for o in helper_origins],
+                    linkInertialFramePositions=[f.position for f in inertial_frames[1:]]
+                    + [inertial_frames[position[h.parent]].position for h in helpers],
+                    linkInertialFrameOrientations=[f.orientation for f in inertial_frames[1:]]
+                    + [inertial_frames[position[h.parent]].orientation for h in helpers],
+                    linkParentIndices=[index[j.parent] + 1 for j in joints]
+                    + [index[h.parent] + 1 for h in helpers],
+                    linkJointTypes=[JOINT_TYPES[j.type] for j in joints]
+                    + [pb.JOINT_FIXED] * len(helpers),
+                    linkJointAxis=[j.axis for j in joints] + [(0.0, 0.0, 1.0)] * len(helpers),
+                    flags=flags, physicsClientId=self.client)
+                if body < 0:
+                    raise SimulationError(f'PyBullet could not create entity {entity.name!r}')
+                for i, joint in enumerate(joints):
+                    parent = pb.getJointInfo(body, i, physicsClientId=self.client)[16]
+                    if parent != index[joint.parent]:  # our link numbering must be PyBullet's
+                        raise SimulationError(f'entity {entity.name!r}: PyBullet numbered link '
+                                              f'{joint.child!r} differently')
         movable = tuple(j for j in entity.joints if j.movable and j.child in index)
         built = BuiltEntity(
             entity=entity, body=body, link_index=index,
@@ -414,7 +422,8 @@ class Builder:
             motors=MotorBank(movable, self.scene.step_length / substeps_for(self.scene)),
             initial_pose=entity.pose,
             fixed=fixed, kinematic_pose=entity.pose if entity.kinematic else None,
-            kinematic_velocity=(entity.linear_velocity, entity.angular_velocity), parts=parts)
+            kinematic_velocity=(entity.linear_velocity, entity.angular_velocity), parts=parts,
+            park_key=key)
         if len(built.motors.torque) and not parts:
             built.motors.torque.inertia_source = mobility_source(
                 self.client, body, built.joint_indices, built.motors.torque.rows)

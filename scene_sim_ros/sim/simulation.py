@@ -31,6 +31,7 @@ from ..errors import CommandError, SimulationError
 from ..scene import Entity, Pose, Scene
 from ..scene.sensors import IMAGE_SENSORS
 from ..scene.transforms import cross, quat_from_axis_angle, quat_multiply, quat_normalized, vec3
+from .body_pool import BodyPool
 from .bounce import Bounce
 from .builder import Builder, BuiltEntity, place_parts
 from .guard import ExplosionGuard
@@ -98,6 +99,7 @@ class Simulation:
             pb.configureDebugVisualizer(pb.COV_ENABLE_GUI, 0, physicsClientId=self.client)
         self.warnings: list[str] = []
         self._shapes = ShapeCache(self.client, Path(mesh_dir or default_mesh_dir()))
+        self._pool = BodyPool(self.client)
         self._entities: dict[str, BuiltEntity] = {}
         self._by_body: dict[int, BuiltEntity] = {}
         self._spawned: dict[str, Entity] = {}
@@ -115,7 +117,7 @@ class Simulation:
     def _load(self, entities: Iterable[Entity]) -> None:
         self._configure()
         contacts = fit_materials(self.scene)
-        self._builder = Builder(self.client, self.scene, self._shapes, contacts)
+        self._builder = Builder(self.client, self.scene, self._shapes, contacts, pool=self._pool)
         self._bounce = Bounce(self.client, self.scene, self.step_length / self.substeps)
         for entity in entities:
             self._add(entity)
@@ -661,8 +663,12 @@ class Simulation:
             if part.constraint is not None:
                 pb.removeConstraint(part.constraint, physicsClientId=self.client)
         for body in built.bodies:
-            pb.removeBody(body, physicsClientId=self.client)
             del self._by_body[body]
+        if name in self._spawned and built.park_key is not None:  # loaded ones may be wired
+            self._pool.park(built.park_key, built.body, built.fixed)
+        else:
+            for body in built.bodies:
+                pb.removeBody(body, physicsClientId=self.client)
         del self._entities[name]
         self._pushes = [p for p in self._pushes if p.body not in built.bodies]
         for key in [k for k in self._readers if k[0] == name]:
@@ -721,6 +727,7 @@ class Simulation:
             raise SimulationError(f"reset scope must be 'state', 'spawned' or 'all', not {scope!r}")
         pb.resetSimulation(physicsClientId=self.client)
         self._shapes.clear()
+        self._pool.clear()
         self._entities.clear()
         self._by_body.clear()
         self._readers.clear()
