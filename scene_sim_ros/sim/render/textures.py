@@ -6,8 +6,9 @@ channel, interlaced), JPEG (Webots' ImageTexture and SimRobot take these two), B
 Sixteen-bit channels keep their high byte, as stb_image does; palette and 16-bit PNGs, which
 PyBullet refuses, reach it as 8-bit copies (:func:`readable_by_pybullet`). An image is refused
 before its pixels are decoded where it has more than ``max_texture_pixels`` pixels (a few
-kilobytes of PNG can declare gigabytes) or a side longer than the GL context takes; the visual
-is then drawn in its plain colour and one warning per file says why.
+kilobytes of PNG can declare gigabytes), and by the GL renderer where a side is longer than its
+context takes; the visual is then drawn in its plain colour and one warning per file says why
+(see :func:`texture_problem` and :func:`read_texture`).
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ PNG_PALETTE = 3  # IHDR colour type
 _log = logging.getLogger(__name__)
 
 
-def texture_problem(path: Path, max_side: int | None = None) -> str | None:
-    """Why ``path`` cannot be a texture (unreadable, not an image of :data:`FORMATS`, over the
-    size limits), read from its header only; None where it can."""
+def texture_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be a texture (unreadable, not an image of :data:`FORMATS`, over
+    ``max_texture_pixels``), read from its header only; None where it can. Building a
+    simulation reports it in the simulation's warnings (``sim/shapes.py``), for both renderers."""
     from PIL import Image, UnidentifiedImageError
 
     try:
@@ -54,23 +56,30 @@ def texture_problem(path: Path, max_side: int | None = None) -> str | None:
     if width * height > limit:
         return str(limits.exceeded('max_texture_pixels',
                                    f'image is {width}x{height} = {width * height} pixels', path))
-    if max_side is not None and max(width, height) > max_side:
-        return f'{path}: image is {width}x{height}, larger than the GL texture size {max_side}'
     return None
 
 
 @functools.lru_cache(maxsize=64)
 def read_texture(path: Path, max_side: int | None = None) -> np.ndarray | None:
     """HxWx3 (RGB) or HxWx4 (RGBA, where the image has transparency) uint8 of ``path``, top
-    row first; None (after one warning naming the file and the reason) where it cannot be."""
-    problem = texture_problem(path, max_side)
-    if problem is None:
-        try:
-            return _decode(path)
-        except (OSError, ValueError, MemoryError) as err:
-            problem = f'{path}: cannot decode the image ({err})'
-    _log.warning('%s; drawn in its plain colour', problem)
-    return None
+    row first; None where it cannot be. What :func:`texture_problem` finds is already among the
+    simulation's warnings (logged here at debug level); what only the GL renderer meets (the
+    pixels do not decode, a side over its context's ``max_side``) is logged as a warning."""
+    problem = texture_problem(path)
+    if problem is not None:
+        _log.debug('%s; drawn in its plain colour', problem)
+        return None
+    try:
+        image = _decode(path)
+    except (OSError, ValueError, MemoryError) as err:
+        _log.warning('%s: cannot decode the image (%s); drawn in its plain colour', path, err)
+        return None
+    height, width = image.shape[:2]
+    if max_side is not None and max(width, height) > max_side:
+        _log.warning('%s: image is %dx%d, larger than the GL texture size %d; drawn in its '
+                     'plain colour', path, width, height, max_side)
+        return None
+    return image
 
 
 def readable_by_pybullet(path: Path) -> Path:

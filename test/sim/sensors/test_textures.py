@@ -17,7 +17,7 @@ from scene_sim_ros import Simulation
 from scene_sim_ros.formats import limits
 from scene_sim_ros.scene import Box, Entity, Link, Pose, Scene, Visual
 from scene_sim_ros.sim.render import egl_problem
-from scene_sim_ros.sim.render.textures import read_texture
+from scene_sim_ros.sim.render.textures import read_texture, texture_problem
 from scene_sim_ros.sim.sensors.rendering import View, render_cache
 
 JPEG_TOLERANCE = 4  # levels of 255: solid 8x8-aligned blocks at quality 95 come back this close
@@ -135,31 +135,40 @@ def test_bmp_and_gif_decode_too(tmp_path):
     assert np.array_equal(decode(tmp_path / 'image.gif'), np.asarray(few.convert('RGB')))
 
 
-def test_unreadable_and_oversized_images_are_refused_with_one_warning_naming_the_file(
-        tmp_path, caplog):
+def test_unreadable_and_oversized_images_are_refused_saying_why_before_decoding(tmp_path,
+                                                                             caplog):
     (tmp_path / 'junk.png').write_bytes(b'not an image')
     huge = tmp_path / 'huge.png'  # 100000 x 100000 declared in a file of 70 bytes
     png_by_hand(huge, np.zeros((1, 1, 3), np.uint8), 8, 2, declared=(100_000, 100_000))
     png_by_hand(tmp_path / 'large.png', np.zeros((1, 1, 3), np.uint8), 8, 2,
                 declared=(9000, 9000))  # over the default limit, under Pillow's own
     Image.fromarray(pixels(100, 100)).save(tmp_path / 'big.png')
-    with caplog.at_level(logging.WARNING, logger='scene_sim_ros.sim.render.textures'):
-        assert decode(tmp_path / 'junk.png') is None
-        assert decode(tmp_path / 'missing.png') is None
-        assert decode(huge) is None
-        assert decode(tmp_path / 'large.png') is None
-        with limits.override(max_texture_pixels=9999):
-            assert decode(tmp_path / 'big.png') is None
-        assert decode(tmp_path / 'big.png') is not None
-    messages = [r.getMessage() for r in caplog.records]
-    assert len(messages) == 5
-    assert 'junk.png: not a readable PNG/JPEG' in messages[0]
-    assert 'missing.png: cannot read file' in messages[1]
-    assert 'huge.png' in messages[2] and 'max_texture_pixels' in messages[2]
+    with limits.override(max_texture_pixels=9999):
+        over_override = texture_problem(tmp_path / 'big.png')
+    problems = [texture_problem(tmp_path / name)
+                for name in ('junk.png', 'missing.png', 'huge.png', 'large.png')]
+    assert 'junk.png: not a readable PNG/JPEG' in str(problems[0])
+    assert 'missing.png: cannot read file' in str(problems[1])
+    assert 'huge.png' in str(problems[2]) and 'max_texture_pixels' in str(problems[2])
     assert ('9000x9000 = 81000000 pixels, over the limit max_texture_pixels = 67108864 '
-            '(raise it with SCENE_SIM_ROS_MAX_TEXTURE_PIXELS=...)') in messages[3]
-    assert '100x100 = 10000 pixels, over the limit max_texture_pixels = 9999' in messages[4]
-    assert all(m.endswith('drawn in its plain colour') for m in messages)
+            '(raise it with SCENE_SIM_ROS_MAX_TEXTURE_PIXELS=...)') in str(problems[3])
+    assert '100x100 = 10000 pixels, over the limit max_texture_pixels = 9999' in str(over_override)
+    assert texture_problem(tmp_path / 'big.png') is None
+    # building a simulation reports these (test below); the GL renderer adds no second warning
+    with caplog.at_level(logging.WARNING, logger='scene_sim_ros.sim.render.textures'):
+        for name in ('junk.png', 'missing.png', 'huge.png', 'large.png'):
+            assert decode(tmp_path / name) is None
+    assert not caplog.records
+
+
+def test_the_gl_renderer_warns_of_an_image_larger_than_its_context_takes(tmp_path, caplog):
+    Image.fromarray(pixels(10, 300)).save(tmp_path / 'wide.png')
+    with caplog.at_level(logging.WARNING, logger='scene_sim_ros.sim.render.textures'):
+        assert read_texture.__wrapped__(tmp_path / 'wide.png', 256) is None
+        assert read_texture.__wrapped__(tmp_path / 'wide.png', 300) is not None
+    assert [r.getMessage() for r in caplog.records] == [
+        f'{tmp_path / "wide.png"}: image is 300x10, larger than the GL texture size 256; '
+        'drawn in its plain colour']
 
 
 # -- drawn ------------------------------------------------------------------------------------
@@ -210,5 +219,6 @@ def test_an_oversized_texture_is_drawn_in_plain_colour_in_both_renderers(rendere
     with limits.override(max_texture_pixels=32 * 32 - 1), caplog.at_level(logging.WARNING):
         refused, warnings = face_colour(renderer, path, colour)
     assert np.array_equal(refused, plain)
-    said = warnings + [r.getMessage() for r in caplog.records]
-    assert [w for w in said if 'uniform.jpg' in w and 'max_texture_pixels' in w]
+    said = warnings + [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len([w for w in said if 'uniform.jpg' in w]) == 1  # once, in the sim's warnings
+    assert [w for w in warnings if 'uniform.jpg' in w and 'max_texture_pixels' in w]
