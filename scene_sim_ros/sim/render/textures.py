@@ -3,8 +3,9 @@
 The formats are those PyBullet's ``loadTexture`` (stb_image) also reads, so a texture the GL
 renderer shows is one TinyRenderer shows too: PNG of every kind (palette, grey, 16 bits per
 channel, interlaced), JPEG (Webots' ImageTexture and SimRobot take these two), BMP, TGA and GIF.
-Sixteen-bit channels keep their high byte, as stb_image does; palette and 16-bit PNGs, which
-PyBullet refuses, reach it as 8-bit copies (:func:`readable_by_pybullet`). An image is refused
+Sixteen-bit channels keep their high byte, as stb_image does; palette and 16-bit PNGs and
+progressive JPEGs, which PyBullet refuses, reach it as 8-bit PNG copies
+(:func:`readable_by_pybullet`). An image is refused
 before its pixels are decoded where it has more than ``max_texture_pixels`` pixels (a few
 kilobytes of PNG can declare gigabytes), and by the GL renderer where a side is longer than its
 context takes; the visual is then drawn in its plain colour and one warning per file says why
@@ -33,6 +34,7 @@ from ...formats import limits
 FORMATS = ('PNG', 'JPEG', 'BMP', 'TGA', 'GIF')
 PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
 PNG_PALETTE = 3  # IHDR colour type
+JPEG_SIGNATURE = b'\xff\xd8'
 _log = logging.getLogger(__name__)
 
 
@@ -83,18 +85,15 @@ def read_texture(path: Path, max_side: int | None = None) -> np.ndarray | None:
 
 
 def readable_by_pybullet(path: Path) -> Path:
-    """``path``, or where PyBullet's ``loadTexture`` cannot read it (a palette or 16-bit PNG:
-    "Unsupported texture image format"), an 8-bit PNG of the same pixels in a folder of this
-    process (removed at exit), so that TinyRenderer shows what the GL renderer shows."""
+    """``path``, or where PyBullet's ``loadTexture`` cannot read it (:func:`_pybullet_refuses`),
+    an 8-bit PNG of the same pixels in a folder of this process (removed at exit), so that
+    TinyRenderer shows what the GL renderer shows."""
     try:
-        with open(path, 'rb') as stream:
-            header = stream.read(26)
-            stat = os.fstat(stream.fileno())
+        stat = os.stat(path)
+        refused = _pybullet_refuses(path)
     except OSError:
         return path
-    if header[:8] != PNG_SIGNATURE or (header[24] == 8 and header[25] != PNG_PALETTE):
-        return path
-    image = read_texture(path)
+    image = read_texture(path) if refused else None
     if image is None:
         return path
     key = f'{path}\0{stat.st_size}\0{stat.st_mtime_ns}'.encode()
@@ -102,8 +101,26 @@ def readable_by_pybullet(path: Path) -> Path:
     if not copy.exists():
         from PIL import Image
 
-        Image.fromarray(image).save(copy)
+        Image.fromarray(image).save(copy, compress_level=1)
     return copy
+
+
+def _pybullet_refuses(path: Path) -> bool:
+    """Files PyBullet 3.2.7 answers with "Unsupported texture image format" (and a blank
+    texture): palette and 16-bit PNGs, progressive JPEGs (SimRobot's environment/floor.jpg)."""
+    with open(path, 'rb') as stream:
+        header = stream.read(26)
+    if header[:8] == PNG_SIGNATURE:
+        return len(header) == 26 and (header[24] != 8 or header[25] == PNG_PALETTE)
+    if header[:2] != JPEG_SIGNATURE:
+        return False
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with _quiet(), Image.open(path, formats=('JPEG',)) as image:
+            return bool(image.info.get('progressive'))
+    except (UnidentifiedImageError, ValueError, Image.DecompressionBombError):
+        return False
 
 
 @functools.cache

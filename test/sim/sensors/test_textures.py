@@ -191,12 +191,15 @@ def face_colour(renderer: str, texture: Path | None, colour=(1.0, 1.0, 1.0, 1.0)
 
 
 def texture_files(folder: Path) -> list[Path]:
-    """A uniform image of :data:`TEXTURE_COLOUR` as JPEG, palette PNG and 16-bit PNG."""
+    """A uniform image of :data:`TEXTURE_COLOUR` as JPEG, progressive JPEG, palette PNG and
+    16-bit PNG (PyBullet itself reads only the first: the others reach it as 8-bit copies)."""
     image = np.full((32, 32, 3), TEXTURE_COLOUR, np.uint8)
     Image.fromarray(image).save(folder / 'uniform.jpg', quality=95)
+    Image.fromarray(image).save(folder / 'progressive.jpg', quality=95, progressive=True)
     Image.fromarray(image).quantize(colors=4).save(folder / 'palette.png')
     png_by_hand(folder / 'deep.png', image.astype(np.uint16) * 257, 16, 2)
-    return [folder / 'uniform.jpg', folder / 'palette.png', folder / 'deep.png']
+    return [folder / name for name in ('uniform.jpg', 'progressive.jpg', 'palette.png',
+                                       'deep.png')]
 
 
 @pytest.mark.parametrize('renderer', [pytest.param('gl', marks=needs_gl), 'tiny'])
