@@ -15,7 +15,7 @@ from PIL import Image
 
 from scene_sim_ros import Simulation
 from scene_sim_ros.formats import limits
-from scene_sim_ros.scene import Box, Entity, Link, Pose, Scene, Visual
+from scene_sim_ros.scene import Box, Entity, Link, Mesh, Pose, Scene, Visual
 from scene_sim_ros.sim.render import egl_problem
 from scene_sim_ros.sim.render.textures import read_texture, texture_problem
 from scene_sim_ros.sim.sensors.rendering import View, render_cache
@@ -225,3 +225,42 @@ def test_an_oversized_texture_is_drawn_in_plain_colour_in_both_renderers(rendere
     said = warnings + [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len([w for w in said if 'uniform.jpg' in w]) == 1  # once, in the sim's warnings
     assert [w for w in warnings if 'uniform.jpg' in w and 'max_texture_pixels' in w]
+
+
+QUADRANTS = {(0, 0): (220, 30, 30), (0, 1): (30, 200, 30), (1, 0): (30, 30, 220),
+             (1, 1): (230, 230, 40)}  # (image row half, column half) -> colour
+
+
+@pytest.mark.parametrize('renderer', [pytest.param('gl', marks=needs_gl), 'tiny'])
+def test_a_meshs_texture_coordinates_place_the_image_alike_in_both_renderers(renderer,
+                                                                           tmp_path):
+    """A quad facing the camera, texture coordinates (0, 0) at its bottom left and (1, 1) at
+    its top right (OpenGL's convention, as in .obj files): the image's top left quadrant shows
+    at the top left. (Primitives' own texture coordinates differ between the renderers.)"""
+    image = np.zeros((32, 32, 3), np.uint8)
+    for (row, column), colour in QUADRANTS.items():
+        image[16 * row:16 * row + 16, 16 * column:16 * column + 16] = colour
+    Image.fromarray(image).save(tmp_path / 'quadrants.png')
+    left_bottom, right_bottom, right_top, left_top = [0, 0.5, -0.5], [0, -0.5, -0.5], \
+        [0, -0.5, 0.5], [0, 0.5, 0.5]  # seen from -x: y to the left
+    quad = Mesh(np.array([left_bottom, right_bottom, right_top, left_top], float),
+                np.array([[0, 1, 2], [0, 2, 3]]), None,
+                np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float), name='quad')
+    entity = Entity('quad', 'static', (Link('base', visuals=(
+        Visual(quad, texture=tmp_path / 'quadrants.png'),)),), pose=Pose((2.0, 0.0, 0.0)),
+        fixed_base=True)
+    sim = Simulation(Scene('quad', (entity,)), renderer=renderer)
+    try:
+        rgb = render_cache(sim).frame(View.of(Pose(), 40, 30, 1.0, 0.78), 0.01, 50.0).rgb
+        for quadrant in QUADRANTS:
+            seen = rgb[9 + 12 * quadrant[0], 14 + 12 * quadrant[1]].astype(float)
+            assert nearest_hue(seen) == quadrant, (quadrant, seen)
+    finally:
+        sim.close()
+
+
+def nearest_hue(seen: np.ndarray) -> tuple[int, int]:
+    """The quadrant whose colour points the same way as ``seen`` (lighting scales brightness)."""
+    def cosine(colour) -> float:
+        return float(seen @ colour / np.linalg.norm(seen) / np.linalg.norm(colour))
+    return max(QUADRANTS, key=lambda quadrant: cosine(np.array(QUADRANTS[quadrant], float)))
