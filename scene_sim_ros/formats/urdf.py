@@ -61,7 +61,7 @@ from ..scene import (
 from ..scene.geometry import GREY, RGBA, Shape
 from ..scene.inertia import rotate_inertia
 from ..scene.transforms import IDENTITY, Pose, normalized
-from . import limits, paths
+from . import limits, paths, xml_parse
 
 DEFAULT_SERVO_P = 20.0
 """Servo gain (1/s): commanded joint velocity per unit of position error."""
@@ -131,7 +131,7 @@ def parse_urdf(text: str, *, file: str | Path, name: str | None = None,
     file_path = Path(file)
     ctx = _Context(str(file_path), file_path.parent, Path(res_dir) if res_dir else None, strict)
     try:
-        root = parse_xml(text)
+        root = parse_xml(text, file_path)
     except etree.XMLSyntaxError as err:
         raise SceneLoadError(f'not well-formed XML: {err.msg}', file_path, err.lineno) from None
     if root.tag != 'robot':
@@ -154,12 +154,11 @@ def entity_from_urdf(text: str, *, file: str | Path, name: str | None = None,
 _XML_DECLARATION = re.compile(r'<\?xml[^>]*\?>')
 
 
-def parse_xml(text: str) -> etree._Element:
-    """Parse ``text`` without comments, tolerating XML declarations after blank lines or
-    comments (seen in real URDF and RaiSim files); line numbers are kept."""
+def parse_xml(text: str, file: str | Path | None = None) -> etree._Element:
+    """Parse ``text`` (of ``file``) without comments, tolerating XML declarations after blank
+    lines or comments (seen in real URDF and RaiSim files); line numbers are kept."""
     text = _XML_DECLARATION.sub(lambda m: ' ' * len(m.group(0)), text)
-    return etree.fromstring(text.encode('utf-8'),
-                            etree.XMLParser(remove_comments=True, huge_tree=True))
+    return xml_parse.parse(text.encode('utf-8'), file, remove_comments=True, huge_tree=True)
 
 
 # --- parsing helpers ---------------------------------------------------------------------------

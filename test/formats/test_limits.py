@@ -3,6 +3,8 @@ the limit and the environment variable raising it; raising it lets the scene thr
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -78,6 +80,37 @@ def test_raisim_array_of_a_billion_is_refused(write_file: WriteFile) -> None:
                       'end="1000000000" increment="1"><sphere name="s@@i" mass="1">'
                       '<dim radius="0.1"/></sphere></array></objects></raisim>')
     assert '<array> copies' in refused(path, 'max_elements')
+
+
+ELEMENT_FILES = {  # format: (file name, head, element i (one line), tail)
+    'simrobot': ('many.ros2', '<Simulation><Scene name="s">',
+                 lambda i: f'<Compound name="c{i}">{BOX}</Compound>', '</Scene></Simulation>'),
+    'urdf': ('many.urdf', '<robot name="r"><link name="l"/>',
+             lambda i: f'<link name="l{i}"/><joint name="j{i}" type="fixed"><parent link="l"/>'
+                       f'<child link="l{i}"/></joint>', '</robot>'),
+    'raisim': ('many.xml', '<raisim version="1.0"><objects>',
+               lambda i: f'<sphere name="s{i}" mass="1"><dim radius="0.1"/></sphere>',
+               '</objects></raisim>'),
+    'simox': ('many.xml', "<Robot Type='R' RootNode='n0'>",
+              lambda i: f"<RobotNode name='n{i}'><Child name='n{i + 1}'/></RobotNode>",
+              "<RobotNode name='n3000'/></Robot>"),
+}
+
+
+@pytest.mark.parametrize('fmt', sorted(ELEMENT_FILES))
+def test_xml_elements_are_counted_while_parsing(fmt: str, write_file: WriteFile) -> None:
+    """A file of many elements stops at the line where the count passes max_elements, before
+    the rest is parsed (63 MiB of them took 1 to 3.5 GB and over a minute to refuse)."""
+    name, head, element, tail = ELEMENT_FILES[fmt]
+    lines = [head, *(element(i) for i in range(3000)), tail]
+    path = write_file(name, '\n'.join(lines) + '\n')
+    opened = itertools.accumulate(len(re.findall('<[A-Za-z]', line)) for line in lines)
+    line_of_1001st = 1 + next(i for i, count in enumerate(opened) if count > 1000)
+    with limits.override(max_elements=1000):
+        message = refused(path, 'max_elements')
+    assert message.startswith(f'{path}:{line_of_1001st}: the file has more than 1000 XML '
+                              'elements')
+    assert load_scene(path).entities  # under the default limit it loads
 
 
 def test_include_depth(write_file: WriteFile) -> None:

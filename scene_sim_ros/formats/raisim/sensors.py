@@ -106,7 +106,7 @@ def load_sensor_set(path: Path, *, link: str, res_dir: Path | None = None,
     """Read a sensor-set file for robot link ``link``."""
     reader = _Reader(path, strict)
     try:
-        root = urdf_format.parse_xml(limits.read_text(path))
+        root = urdf_format.parse_xml(limits.read_text(path), path)
     except etree.XMLSyntaxError as err:
         raise SceneLoadError(f'not well-formed XML: {err.msg}', path, err.lineno) from None
     if root.tag != 'sensor_set':

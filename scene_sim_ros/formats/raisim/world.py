@@ -290,7 +290,7 @@ class _World:
 def read_root(path: Path) -> etree._Element:
     text = limits.read_text(path)
     try:
-        root = urdf_format.parse_xml(text)
+        root = urdf_format.parse_xml(text, path)
     except etree.XMLSyntaxError as err:
         raise SceneLoadError(f'not well-formed XML: {err.msg}', path, err.lineno) from None
     return root

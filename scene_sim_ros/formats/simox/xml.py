@@ -24,7 +24,7 @@ from typing import overload
 from lxml import etree
 
 from ...errors import SceneLoadError, format_location
-from .. import limits
+from .. import limits, xml_parse
 
 _COMMENT = re.compile(r'<!--(.*?)-->', re.S)
 _UNIT_ATTRIBUTES = ('unit', 'units', 'unitslength', 'unitsangle', 'unitsweight', 'unitstime')
@@ -100,14 +100,14 @@ def read_xml(path: Path, diagnostics: Diagnostics) -> etree._Element:
     text = raw.decode('utf-8', errors='replace')
     text = re.sub(r'^\s*<\?xml[^>]*\?>', lambda m: '\n' * m.group(0).count('\n'), text)
     text = _strip_comments(text, path, diagnostics)
-    parser = etree.XMLParser(recover=True, resolve_entities=False, no_network=True,
-                             load_dtd=False, dtd_validation=False, huge_tree=False,
-                             remove_comments=True, remove_pis=True)
+    parser = etree.XMLPullParser(events=('start',), recover=True, resolve_entities=False,
+                                 no_network=True, load_dtd=False, dtd_validation=False,
+                                 huge_tree=False, remove_comments=True, remove_pis=True)
     try:
-        root = etree.fromstring(text.encode('utf-8'), parser)
+        root = xml_parse.parse(text.encode('utf-8'), path, parser=parser)
     except etree.XMLSyntaxError as err:
         raise SceneLoadError(f'not XML: {err.msg}', path, err.lineno) from None
-    for entry in parser.error_log:
+    for entry in parser.feed_error_log:
         diagnostics.note(path, entry.line, f'malformed XML repaired: {entry.message.strip()}')
     if root is None:
         raise SceneLoadError('no XML element found', path)

@@ -19,7 +19,7 @@ from typing import Any
 from lxml import etree
 
 from ...errors import SceneLoadError, format_location
-from .. import limits, paths
+from .. import limits, paths, xml_parse
 
 TEXT_ELEMENTS = frozenset({'Vertices', 'Normals', 'TexCoords', 'Triangles', 'Quads'})
 _CACHE_SIZE = 32
@@ -71,10 +71,8 @@ class Node:
         return f'<{self.tag} {self.attrs} at {self.file}:{self.line}>'
 
 
-def _hardened_parser() -> etree.XMLParser:
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
-                           dtd_validation=False, huge_tree=False, remove_comments=True,
-                           remove_pis=True)
+HARDENED = dict(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
+                huge_tree=False, remove_comments=True, remove_pis=True)
 
 
 def _convert(element: Any, file: str, diag: Diagnostics) -> Node:
@@ -96,7 +94,7 @@ def parse_xml_text(data: bytes | str, file: str, diag: Diagnostics) -> Node | No
         data = data.encode('utf-8')
     limits.check_file_size(Path(file), len(data))
     try:
-        root = etree.fromstring(data, _hardened_parser())
+        root = xml_parse.parse(data, file, **HARDENED)
     except etree.XMLSyntaxError as err:
         diag.error(f'not well-formed XML: {err.msg}', file, err.lineno)
         return None
