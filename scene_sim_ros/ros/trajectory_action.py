@@ -30,6 +30,7 @@ from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.task import Future
 
 from . import qos
+from .action_clock import action_node
 from .conversions import set_stamp, stamp_seconds
 from .host import NodeHost
 from .names import TRAJECTORY_CONTROLLER
@@ -95,7 +96,7 @@ class FollowJointTrajectoryServer:
         self.state_publisher = node.create_publisher(
             JointTrajectoryControllerState, f'{self.prefix}/controller_state', qos.COMMAND)
         self.server = ActionServer(
-            node.ros_node, FollowJointTrajectory, f'{self.prefix}/{ACTION}',
+            action_node(node.ros_node), FollowJointTrajectory, f'{self.prefix}/{ACTION}',
             execute_callback=self._execute,
             goal_callback=lambda request: GoalResponse.ACCEPT,
             cancel_callback=self._on_cancel)

@@ -9,6 +9,7 @@ from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from simulation_interfaces.action import SimulateSteps
 from simulation_interfaces.msg import Result
 
+from ..action_clock import action_node
 from .logic import SupervisorError
 
 if TYPE_CHECKING:
@@ -19,7 +20,8 @@ class SimulateStepsServer:
     def __init__(self, supervisor: Supervisor):
         self.supervisor = supervisor
         self.server = ActionServer(
-            supervisor.node.ros_node, SimulateSteps, 'simulate_steps', execute_callback=self.execute,
+            action_node(supervisor.node.ros_node), SimulateSteps, 'simulate_steps',
+            execute_callback=self.execute,
             goal_callback=lambda goal: GoalResponse.ACCEPT,
             cancel_callback=lambda goal_handle: CancelResponse.ACCEPT,
             callback_group=supervisor.callback_group)
