@@ -1,7 +1,7 @@
 """Real-time factor of the ROS node on Game.ros2 (14 NAOs) vs the bare simulation, same run.
 
 Usage: ``python bench/node_rtf.py [SCENE] [--rounds 5] [--window 8] [--robot robot1]
-[--clock-only] [--node-args "..."]``
+[--clock-only] [--no-cameras] [--node-args "..."]``
 
 Each round, interleaved:
 
@@ -12,7 +12,8 @@ Each round, interleaved:
    to every robot's ``joint_states`` and ``imu/data_raw`` and to ``/tf`` and ``/clock``; no camera
    is subscribed, so none is rendered;
 3. **node + 2 cameras**: the same node, with ``<robot>/CameraTop`` and ``<robot>/CameraBottom``
-   ``image_raw`` subscribed as well (rendered at ``publish_rates.camera``, 30 Hz of sim time).
+   ``image_raw`` subscribed as well (rendered at ``publish_rates.camera``, 30 Hz of sim time);
+   ``--no-cameras`` leaves this part out (the non-visual topics only, in half the time).
 
 RTF = simulated seconds per wall second, measured from ``/clock`` over the window as a user
 sees it (for bare: ``sim.time``); ``--clock-only`` leaves out the consumer of joint states, TF
@@ -180,8 +181,9 @@ class Client:
         rclpy.try_shutdown()
 
 
-def node_round(scene: Path, client: Client, window: float, robot: str,
+def node_round(scene: Path, client: Client, window: float, robot: str | None,
                log_dir: str, extra: list[str]) -> tuple[float, float, float]:
+    """(RTF, RTF with ``robot``'s cameras subscribed (nan when None), CPU per sim second)."""
     argv = [sys.executable, '-m', 'scene_sim_ros.cli', 'run', str(scene),
             '--real-time-factor', '0', *extra]
     with open(Path(log_dir) / 'node.log', 'ab') as log:
@@ -192,6 +194,8 @@ def node_round(scene: Path, client: Client, window: float, robot: str,
         client.wait_for_clock(120.0)
         client.wait_for_node(60.0)
         plain, cpu = client.rtf(window, proc.pid)
+        if robot is None:
+            return plain, math.nan, cpu
         client.subscribe_cameras(robot)
         client.wait_for_images(60.0)  # first frames (renderers start lazily, gl builds its LOD)
         client.spin_for(1.0)
@@ -225,6 +229,8 @@ def main() -> None:
                         help="whose two cameras are subscribed ('all': every robot's)")
     parser.add_argument('--clock-only', action='store_true',
                         help='subscribe to /clock only (no consumer of joint states, TF, IMU)')
+    parser.add_argument('--no-cameras', action='store_true',
+                        help='leave out the round with cameras subscribed')
     parser.add_argument('--node-args', default='', help='more `scene-sim-ros run` arguments, '
                         'e.g. "--no-use-sim-time" or "--ros-args -p tf_rate:=30.0"')
     args = parser.parse_args()
@@ -243,14 +249,16 @@ def main() -> None:
             rtf, cpu = bare_rtf(sim, args.window)
             bare.append(rtf)
             bare_cpu.append(cpu)
-            p, c, cpu = node_round(args.scene, client, args.window, args.robot, log_dir,
+            p, c, cpu = node_round(args.scene, client, args.window,
+                                   None if args.no_cameras else args.robot, log_dir,
                                    args.node_args.split())
             plain.append(p)
             cameras.append(c)
             node_cpu.append(cpu)
             print(f'round {k + 1}: bare {bare[-1]:.3f}  node {p:.3f}  node+2 cameras {c:.3f}  '
                   f'CPU s per sim s: bare {bare_cpu[-1]:.3f} node {cpu:.3f}  '
-                  f'frames received {client.delivered[-1]:.1%}', flush=True)
+                  f'frames received {client.delivered[-1] if client.delivered else math.nan:.1%}',
+                  flush=True)
     finally:
         client.close()
         sim.close()
@@ -265,10 +273,12 @@ def main() -> None:
         'bare_cpu_per_sim_s': statistics.median(bare_cpu),
         'node_cpu_per_sim_s': statistics.median(node_cpu),
         'cpu_bare_over_node': statistics.median(b / n for b, n in zip(bare_cpu, node_cpu)),
-        'camera_frames_received': statistics.median(client.delivered),
+        'camera_frames_received': (statistics.median(client.delivered) if client.delivered
+                                   else math.nan),
     }
     print(f"\n{result['scene']} ({result['robots']} robots, step {scene.step_length * 1000:g} ms), "
-          f'median of {args.rounds} rounds of {args.window:g} s:')
+          f'median of {args.rounds} rounds of {args.window:g} s, load average '
+          f'{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:')
     print(f"  bare Simulation       RTF {result['bare_rtf']:.3f}")
     print(f"  consumer: {result['consumer']}")
     print(f"  node                  RTF {result['node_rtf']:.3f}   "
