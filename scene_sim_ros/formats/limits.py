@@ -31,8 +31,10 @@ class Limits:
     max_file_mb: float = 64.0
     """Size of any one scene, include, PROTO or mesh file (MiB), checked before reading."""
     max_elements: int = 200_000
-    """Elements after expansion: SimRobot ``ref``, Webots DEF/USE, RaiSim ``<array>``, includes;
-    and the XML elements of one file, counted while parsing (see :mod:`.xml_parse`)."""
+    """Elements after expansion: SimRobot ``ref``, Webots DEF/USE, RaiSim ``<array>``, includes."""
+    max_xml_elements: int = 50_000
+    """XML elements in any one SimRobot, Simox, URDF or RaiSim file, counted while it is parsed
+    (see :mod:`.xml_parse`); real files have up to a few thousand."""
     max_values: int = 5_000_000
     """Numbers, strings and words in one Webots world, PROTO or template expansion."""
     max_tokens: int = 2_000_000

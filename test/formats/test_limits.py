@@ -99,15 +99,15 @@ ELEMENT_FILES = {  # format: (file name, head, element i (one line), tail)
 
 @pytest.mark.parametrize('fmt', sorted(ELEMENT_FILES))
 def test_xml_elements_are_counted_while_parsing(fmt: str, write_file: WriteFile) -> None:
-    """A file of many elements stops at the line where the count passes max_elements, before
-    the rest is parsed (63 MiB of them took 1 to 3.5 GB and over a minute to refuse)."""
+    """A file of many elements stops where the count passes max_xml_elements, before the rest
+    is parsed (63 MiB of them took 1 to 3.5 GB and over a minute to refuse)."""
     name, head, element, tail = ELEMENT_FILES[fmt]
     lines = [head, *(element(i) for i in range(3000)), tail]
     path = write_file(name, '\n'.join(lines) + '\n')
     opened = itertools.accumulate(len(re.findall('<[A-Za-z]', line)) for line in lines)
     line_of_1001st = 1 + next(i for i, count in enumerate(opened) if count > 1000)
-    with limits.override(max_elements=1000):
-        message = refused(path, 'max_elements')
+    with limits.override(max_xml_elements=1000):
+        message = refused(path, 'max_xml_elements')
     assert message.startswith(f'{path}:{line_of_1001st}: the file has more than 1000 XML '
                               'elements')
     assert load_scene(path).entities  # under the default limit it loads
