@@ -82,7 +82,7 @@ class SegmentationCameraReader(_RenderedReader):
     def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self.entity_names: list[str] = []
-        self._entity_of_body: dict[int, int] = {}
+        self._index_of_name: dict[str, int] = {}
         self._mask = np.full((sensor.height, sensor.width), -1, dtype=np.int32)
         self._bodies = self._mask
         self._label_of_body = np.full(1, -1, dtype=np.int32)
@@ -111,13 +111,10 @@ class SegmentationCameraReader(_RenderedReader):
         return np.where(self._mask >= 0, (self._mask >> LINK_BITS) - 1, -1).astype(np.int32)
 
     def _entity_index(self, body: int) -> int:
-        index = self._entity_of_body.get(body)
+        # by name, not body id: a deleted entity's body id comes back for another entity
+        name = self.sim.entity_of_body(body) or f'body{body}'
+        index = self._index_of_name.get(name)
         if index is None:
-            name = self.sim.entity_of_body(body) or f'body{body}'
-            if name in self.entity_names:
-                index = self.entity_names.index(name)
-            else:
-                index = len(self.entity_names)
-                self.entity_names.append(name)
-            self._entity_of_body[body] = index
+            index = self._index_of_name[name] = len(self.entity_names)
+            self.entity_names.append(name)
         return index
