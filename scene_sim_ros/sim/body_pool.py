@@ -19,6 +19,7 @@ oldest is removed. ``resetSimulation`` (reset 'all'/'state') empties the pool.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Hashable
 
 import pybullet as pb
@@ -73,7 +74,11 @@ class BodyPool:
         self._parked.clear()
 
     def park(self, key: Hashable, body: int, fixed_base: bool) -> None:
-        """Take ``body`` out of the world's physics, for :meth:`take` with the same ``key``."""
+        """Take ``body`` out of the world's physics, for :meth:`take` with the same ``key``;
+        a body whose state is not finite (exploded) is removed instead."""
+        if not _finite_state(self.client, body):
+            pb.removeBody(body, physicsClientId=self.client)
+            return
         if len(self._parked.get(key, ())) >= MAX_PARKED_PER_KEY:
             self._remove(key)
         elif len(self) >= MAX_PARKED:
@@ -127,3 +132,14 @@ class BodyPool:
         pb.removeBody(bodies.pop(0).body, physicsClientId=self.client)
         if not bodies:
             del self._parked[key]
+
+
+def _finite_state(client: int, body: int) -> bool:
+    base = pb.getBasePositionAndOrientation(body, physicsClientId=client)
+    values = [*base[0], *base[1], *(v for vs in pb.getBaseVelocity(body, physicsClientId=client)
+                                    for v in vs)]
+    joints = pb.getNumJoints(body, physicsClientId=client)
+    if joints:
+        for state in pb.getJointStates(body, range(joints), physicsClientId=client):
+            values += [state[0], state[1]]
+    return all(math.isfinite(v) for v in values)

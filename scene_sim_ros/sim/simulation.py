@@ -670,6 +670,7 @@ class Simulation:
             for body in built.bodies:
                 pb.removeBody(body, physicsClientId=self.client)
         del self._entities[name]
+        self._guard.reports.pop(name, None)  # a new entity of this name gets its own report
         self._pushes = [p for p in self._pushes if p.body not in built.bodies]
         for key in [k for k in self._readers if k[0] == name]:
             del self._readers[key]

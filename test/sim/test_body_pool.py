@@ -9,6 +9,7 @@ that a revived body moves bit for bit as a fresh one.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pybullet as pb
@@ -144,3 +145,20 @@ def test_deleting_a_loaded_entity_removes_its_body_and_reset_brings_it_back():
     sim.reset('spawned')
     assert 'ball' in sim.entity_names()
     assert _bodies(sim) == loaded
+
+
+def test_an_exploded_body_is_removed_not_parked_and_its_report_goes_with_it():
+    sim = Simulation(scene_of(ground(), step_length=0.01))
+    loaded = _bodies(sim)
+    for _ in range(2):
+        sim.add_entity(ball(position=(0.0, 0.0, 0.5)))
+        pb.resetBaseVelocity(sim.body_id('ball'), (math.nan, 0.0, 0.0), (0.0, 0.0, 0.0),
+                             physicsClientId=sim.client)
+        sim.step(10)
+        assert 'ball' in sim._guard.reports
+        sim.remove_entity('ball')
+        assert 'ball' not in sim._guard.reports
+        assert len(sim._pool) == 0 and _bodies(sim) == loaded
+    sim.add_entity(ball(position=(0.0, 0.0, 0.5)))
+    sim.step(10)
+    assert all(math.isfinite(v) for v in sim.get_pose('ball')[0])
