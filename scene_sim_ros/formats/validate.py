@@ -109,12 +109,31 @@ def _check_inertia(inertia: tuple[float, ...], where: str, file: Path | str | No
                              'largest must not exceed the sum of the others)', file)
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    return names
+
+
 class _Checker:
     def __init__(self, settings: limits.Limits, file: Path | str | None):
         self.settings = settings
         self.file = file
 
     def walk(self, value: Any, what: str, allow_inf: bool = False) -> None:
+        kind = type(value)
+        if kind is float:  # the common case first: a whole scene is walked number by number
+            if not -self.settings.max_magnitude <= value <= self.settings.max_magnitude:
+                self.number(value, what, allow_inf)  # NaN, inf or too large
+            return
+        if kind is tuple:
+            for item in value:
+                self.walk(item, what, allow_inf)
+            return
         if isinstance(value, (bool, int)) or value is None or isinstance(value, (str, Path)):
             return  # integers are counts, indices and bit masks
         if isinstance(value, float):
@@ -134,8 +153,8 @@ class _Checker:
                 raise SceneLoadError(f'{what} orientation {value.orientation} is not a rotation '
                                      '(a zero quaternion)', self.file)
         elif dataclasses.is_dataclass(value):
-            for f in dataclasses.fields(value):
-                self.walk(getattr(value, f.name), f'{what} {f.name}', allow_inf)
+            for name in _field_names(kind):
+                self.walk(getattr(value, name), f'{what} {name}', allow_inf)
         elif isinstance(value, (tuple, list)):
             for item in value:
                 self.walk(item, what, allow_inf)
