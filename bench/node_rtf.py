@@ -1,7 +1,7 @@
 """Real-time factor of the ROS node on Game.ros2 (14 NAOs) vs the bare simulation, same run.
 
 Usage: ``python bench/node_rtf.py [SCENE] [--rounds 5] [--window 8] [--robot robot1]
-[--clock-only] [--no-cameras] [--node-args "..."]``
+[--clock-only] [--no-cameras] [--warmup 0.5] [--node-args "..."]``
 
 Each round, interleaved:
 
@@ -15,13 +15,15 @@ Each round, interleaved:
    ``image_raw`` subscribed as well (rendered at ``publish_rates.camera``, 30 Hz of sim time);
    ``--no-cameras`` leaves this part out (the non-visual topics only, in half the time).
 
-RTF = simulated seconds per wall second, measured from ``/clock`` over the window as a user
-sees it (for bare: ``sim.time``); ``--clock-only`` leaves out the consumer of joint states, TF
-and IMU (their cost in the node without a subscriber, and the consumer's own CPU). Reported:
-medians over the rounds, and the overhead ratio node RTF / bare RTF (1.0 = the bridge costs
-nothing). On a machine other processes load, wall-clock RTFs follow the load; the CPU seconds
-per simulated second (bare: this thread; node: its process, all threads, during the plain
-window) and their ratio do not, and say what the node would reach on a core of its own.
+RTF = simulated seconds per wall second, measured from ``/clock`` over the window as a user sees
+it (for bare: ``sim.time``); the window starts ``--warmup`` wall seconds after the node's clock
+runs (a long warm-up measures a node that has run for a while: some costs only start after
+seconds of sim time). ``--clock-only`` leaves out the consumer of joint states, TF and IMU
+(their cost in the node without a subscriber, and the consumer's own CPU). Reported: medians
+over the rounds, and the overhead ratio node RTF / bare RTF (1.0 = the bridge costs nothing). On
+a machine other processes load, wall-clock RTFs follow the load; the CPU seconds per simulated
+second (bare: this thread; node: its process, all threads, during the plain window) and their
+ratio do not, and say what the node would reach on a core of its own.
 The child gets its own ROS_DOMAIN_ID,
 localhost-only discovery and a temporary ROS_LOG_DIR, and is stopped with SIGINT.
 """
@@ -117,9 +119,11 @@ class Client:
                 raise TimeoutError('no /clock from the node')
             self.executor.spin_once(timeout_sec=0.1)
 
-    def rtf(self, window: float, pid: int | None = None) -> tuple[float, float]:
-        """(RTF, CPU seconds of process ``pid`` per simulated second; nan without a pid)."""
-        self.spin_for(0.5)
+    def rtf(self, window: float, pid: int | None = None,
+            warmup: float = 0.5) -> tuple[float, float]:
+        """(RTF, CPU seconds of process ``pid`` per simulated second; nan without a pid),
+        measured after ``warmup`` wall seconds."""
+        self.spin_for(warmup)
         publishers = self.node.count_publishers('/clock')
         if publishers != 1:
             print(f'warning: {publishers} publishers on /clock', flush=True)
@@ -182,7 +186,7 @@ class Client:
 
 
 def node_round(scene: Path, client: Client, window: float, robot: str | None,
-               log_dir: str, extra: list[str]) -> tuple[float, float, float]:
+               log_dir: str, extra: list[str], warmup: float = 0.5) -> tuple[float, float, float]:
     """(RTF, RTF with ``robot``'s cameras subscribed (nan when None), CPU per sim second)."""
     argv = [sys.executable, '-m', 'scene_sim_ros.cli', 'run', str(scene),
             '--real-time-factor', '0', *extra]
@@ -193,7 +197,7 @@ def node_round(scene: Path, client: Client, window: float, robot: str | None,
         client.clock = None
         client.wait_for_clock(120.0)
         client.wait_for_node(60.0)
-        plain, cpu = client.rtf(window, proc.pid)
+        plain, cpu = client.rtf(window, proc.pid, warmup)
         if robot is None:
             return plain, math.nan, cpu
         client.subscribe_cameras(robot)
@@ -229,6 +233,8 @@ def main() -> None:
                         help="whose two cameras are subscribed ('all': every robot's)")
     parser.add_argument('--clock-only', action='store_true',
                         help='subscribe to /clock only (no consumer of joint states, TF, IMU)')
+    parser.add_argument('--warmup', type=float, default=0.5,
+                        help='wall seconds the node runs before its window is measured')
     parser.add_argument('--no-cameras', action='store_true',
                         help='leave out the round with cameras subscribed')
     parser.add_argument('--node-args', default='', help='more `scene-sim-ros run` arguments, '
@@ -251,7 +257,7 @@ def main() -> None:
             bare_cpu.append(cpu)
             p, c, cpu = node_round(args.scene, client, args.window,
                                    None if args.no_cameras else args.robot, log_dir,
-                                   args.node_args.split())
+                                   args.node_args.split(), args.warmup)
             plain.append(p)
             cameras.append(c)
             node_cpu.append(cpu)
@@ -265,7 +271,7 @@ def main() -> None:
     result = {
         'consumer': 'clock only' if args.clock_only else 'joint states, TF, IMU of all robots',
         'scene': args.scene.name, 'robots': len(robots), 'step_length': scene.step_length,
-        'rounds': args.rounds, 'window_s': args.window,
+        'rounds': args.rounds, 'window_s': args.window, 'warmup_s': args.warmup,
         'bare_rtf': statistics.median(bare), 'node_rtf': statistics.median(plain),
         'node_cameras_rtf': statistics.median(cameras),
         'node_over_bare': statistics.median(p / b for p, b in zip(plain, bare)),
