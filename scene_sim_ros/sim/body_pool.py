@@ -38,11 +38,17 @@ _PARK = pb.ACTIVATION_STATE_SLEEP | pb.ACTIVATION_STATE_ENABLE_SLEEPING | \
 _ZERO = (0.0, 0.0, 0.0)
 
 
-def pool_key(entity: Entity) -> Hashable:
+def pool_key(entity: Entity) -> Hashable | None:
     """Entities with equal keys build equal PyBullet bodies (name, pose and initial velocities
-    aside), so one's parked body can stand in for the other's."""
-    return dataclasses.replace(entity, name='', pose=Pose(), linear_velocity=_ZERO,
-                               angular_velocity=_ZERO)
+    aside), so one's parked body can stand in for the other's; None for an entity that cannot
+    be hashed (it is never parked)."""
+    key = dataclasses.replace(entity, name='', pose=Pose(), linear_velocity=_ZERO,
+                              angular_velocity=_ZERO)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 @dataclasses.dataclass
@@ -93,9 +99,9 @@ class BodyPool:
         self._serial += 1
         self._parked.setdefault(key, []).append(_Parked(body, fixed_base, self._serial))
 
-    def take(self, key: Hashable, pose: Pose) -> int:
+    def take(self, key: Hashable | None, pose: Pose) -> int:
         """A parked body of ``key`` revived with its base's inertial frame at ``pose``, or -1."""
-        bodies = self._parked.get(key)
+        bodies = None if key is None else self._parked.get(key)
         if not bodies:
             return -1
         parked = bodies.pop()

@@ -162,3 +162,14 @@ def test_an_exploded_body_is_removed_not_parked_and_its_report_goes_with_it():
     sim.add_entity(ball(position=(0.0, 0.0, 0.5)))
     sim.step(10)
     assert all(math.isfinite(v) for v in sim.get_pose('ball')[0])
+
+
+def test_an_entity_that_cannot_be_hashed_is_removed_not_parked():
+    odd = replace(ball(position=(0.0, 0.0, 0.5)), disabled_collisions=[])  # a list: unhashable
+    sim = Simulation(scene_of(ground(), step_length=0.01))
+    loaded = _bodies(sim)
+    sim.add_entity(odd)
+    sim.remove_entity('ball')
+    assert len(sim._pool) == 0 and _bodies(sim) == loaded
+    sim.add_entity(odd)
+    assert 'ball' in sim.entity_names()
