@@ -45,7 +45,7 @@ from ..scene.transforms import quat_from_matrix, vec3
 from .body_pool import BodyPool, pool_key
 from .materials import LinkContact, link_material, rolling_coefficient
 from .motors import MotorBank
-from .shapes import ShapeCache, apply_colors
+from .shapes import ShapeCache, apply_colors, check_textures
 from .torque_servos import is_torque_controlled, mobility_source, substeps_for, with_armature
 
 MIN_MASS = 1e-3
@@ -437,6 +437,8 @@ class Builder:
             if link.visuals and visual[i] >= 0:
                 apply_colors(self.client, *built.locate(index[link.name]), link.visuals,
                              self.textures, self.shapes.warnings)
+            elif not self.shapes.visuals:
+                check_textures(link.visuals, self.textures, self.shapes.warnings)
         for part in parts:  # the proxies: tiny, not a model link
             pb.changeDynamics(part.body, -1, localInertiaDiagonal=[PROXY_INERTIA] * 3,
                               linearDamping=0.0, angularDamping=0.0,

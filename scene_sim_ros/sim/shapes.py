@@ -76,12 +76,15 @@ class ShapeCache:
     """Creates PyBullet collision/visual shapes for links, sharing identical ones.
 
     ``mesh_dir`` receives the .obj files of inline meshes; ``warnings`` collects shapes that
-    could not be created (unsupported mesh file formats, misplaced height fields).
+    could not be created (unsupported mesh file formats, misplaced height fields). Without
+    ``visuals`` no visual shape is made (PyBullet draws nothing: the gl renderer draws from the
+    scene model).
     """
 
     client: int
     mesh_dir: Path
     warnings: list[str] = field(default_factory=list)
+    visuals: bool = True
     _collision: dict[tuple, int] = field(default_factory=dict)
     _visual: dict[tuple, int] = field(default_factory=dict)
 
@@ -132,6 +135,8 @@ class ShapeCache:
     def visual_shape(self, visuals: Sequence[Visual]) -> int:
         """The visual shape of a link's ``visuals`` (-1 when there are none); part ``i`` of the
         result is ``visuals[i]`` (colours are set per body, see :func:`apply_colors`)."""
+        if not self.visuals:
+            return -1
         key = tuple((v.shape, v.pose) for v in visuals)
         if key not in self._visual:
             parts = []
@@ -264,6 +269,20 @@ def apply_colors(client: int, body: int, link_index: int, visuals: Sequence[Visu
         return
     for index, visual in enumerate(visuals):
         _color_part(client, body, link_index, index, visual, textures, warnings)
+
+
+def check_textures(visuals: Sequence[Visual], textures: dict[Path, int],
+                   warnings: list[str]) -> None:
+    """Warn of the textures of ``visuals`` no renderer draws, once each, where PyBullet holds
+    no visual shapes (no texture is loaded into it)."""
+    from .render.textures import texture_problem
+
+    for visual in visuals:
+        if visual.texture is not None and visual.texture not in textures:
+            problem = texture_problem(visual.texture)
+            textures[visual.texture] = -1
+            if problem is not None:
+                warnings.append(f'{problem}; drawn in plain colour')
 
 
 def _color_part(client: int, body: int, link_index: int, shape_index: int, visual: Visual,

@@ -111,6 +111,7 @@ class Simulation:
         self._steps = 0
         self._guard = ExplosionGuard(self)
         _prepare_rendering(self, scene, renderer)
+        self._shapes.visuals = gui or _pybullet_draws(self)
         self._load(scene.entities)
 
     # -- building --------------------------------------------------------------------------
@@ -754,6 +755,12 @@ def _prepare_rendering(sim: Simulation, scene: Scene, renderer: str | None) -> N
     prepare = getattr(_sensors_module(), 'prepare_rendering', None)
     if prepare is not None:
         prepare(sim, scene, renderer)
+
+
+def _pybullet_draws(sim: Simulation) -> bool:
+    """Whether TinyRenderer draws ``sim``'s images, so PyBullet needs the visual shapes."""
+    draws = getattr(_sensors_module(), 'pybullet_draws', None)
+    return True if draws is None else bool(draws(sim))
 
 
 def _invalidate_renders(sim: Simulation) -> None:

@@ -32,7 +32,8 @@ JointPositionSensor    float (rad or m)
 
 Images are rendered only when read and at most once per physics step per view (see
 :mod:`.rendering`); the Simulation calls :func:`prepare_rendering` right after connecting (it
-records the renderer policy: gl, tiny or auto) and :func:`invalidate_renders` when it moves
+records the renderer policy: gl, tiny or auto), :func:`pybullet_draws` before building (PyBullet
+gets visual shapes only where TinyRenderer draws) and :func:`invalidate_renders` when it moves
 things between steps.
 Noise is off unless a sensor's ``noise`` is set and is drawn from
 ``sim.rng``.
@@ -48,7 +49,7 @@ from .cameras import CameraReader, DepthCameraReader, SegmentationCameraReader, 
 from .contact import CollisionSensorReader
 from .inertial import AccelerometerReader, CompassReader, GpsReader, GyroscopeReader, InertialUnitReader
 from .rays import ApproxDistanceReader, SingleDistanceReader, SphericalDepthReader
-from .rendering import RenderCache, invalidate_renders, prepare_rendering, render_cache
+from .rendering import RenderCache, invalidate_renders, prepare_rendering, pybullet_draws, render_cache
 from .user_input import JointPositionReader, UserInputReader
 
 READERS: dict[type, type[Reader]] = {
@@ -86,4 +87,4 @@ def create_reader(sim: Any, entity_name: str, sensor: Any) -> Reader:
 
 
 __all__ = ['READERS', 'Reader', 'RenderCache', 'create_reader', 'entity_color',
-           'invalidate_renders', 'prepare_rendering', 'render_cache']
+           'invalidate_renders', 'prepare_rendering', 'pybullet_draws', 'render_cache']

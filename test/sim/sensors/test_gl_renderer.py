@@ -191,6 +191,28 @@ def test_auto_falls_back_to_tinyrenderer_with_one_warning_naming_what_is_missing
         rendering.renderer_of(Simulation(scene, renderer='gl'))
 
 
+def test_pybullet_holds_visual_shapes_only_where_tinyrenderer_draws(monkeypatch):
+    """The gl renderer draws from the scene model: PyBullet gets no visual shapes (its copies
+    for TinyRenderer cost seconds and hundreds of MB on large scenes); tiny, or auto falling
+    back to it, gets them all."""
+    import pybullet as pb
+
+    from scene_sim_ros.sim import render as gl_package
+    from scene_sim_ros.sim.sensors import rendering
+
+    scene = scene_with(thing('box', Box((1.0, 1.0, 1.0)), (3.0, 0.0, 0.0)))
+
+    def visual_shapes(sim):
+        return pb.getVisualShapeData(sim.body_id('box'), physicsClientId=sim.client)
+    _, _, mask, gl = render(scene, 'gl', Pose())
+    assert visual_shapes(gl) == () and gl.body_id('box') in set(np.unique(mask))
+    assert len(visual_shapes(Simulation(scene, renderer='tiny'))) == 1
+    assert visual_shapes(Simulation(scene, renderer='auto')) == ()  # EGL works here
+    monkeypatch.setattr(gl_package, 'egl_problem', lambda: 'libEGL.so is missing')
+    monkeypatch.setattr(rendering, '_warned_fallback', False)
+    assert len(visual_shapes(Simulation(scene, renderer='auto'))) == 1
+
+
 def test_one_context_serves_simulations_on_several_threads():
     """The process's one context is made current around each render, so a simulation read on
     a worker thread (a node's physics thread) and one on the main thread both work."""
