@@ -14,7 +14,6 @@ import functools
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future as ConcurrentFuture
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import simulation_interfaces.srv
@@ -31,6 +30,7 @@ from ..bridged_node import BridgedNode
 from . import compat, features, logic
 from .catalog import STANDARD_SERVICES
 from .logic import State, SupervisorError
+from .spawn_loader import BrokenProcessPool, SpawnLoader
 
 if TYPE_CHECKING:
     from ...sim.simulation import ResetScope
@@ -77,8 +77,8 @@ class Supervisor:
         # Reentrant: a handler awaiting the physics thread (a long step_simulation) leaves the
         # executor free for the other services, the command topics and parameter requests.
         self.callback_group = ReentrantCallbackGroup()
-        # scene files are parsed here, off the executor thread (a large one takes seconds)
-        self.loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix='spawn_loader')
+        # scene files are parsed in a process of their own (a large one takes seconds)
+        self.loader = SpawnLoader()
         self.services = [
             node.create_service(getattr(simulation_interfaces.srv, type_name), name,
                                 getattr(self, name), callback_group=self.callback_group)
@@ -416,8 +416,7 @@ class Supervisor:
         uri, text = compat.spawn_resource(request)
         if not uri and not text:
             raise SupervisorError(codes.NO_RESOURCE, 'neither uri nor resource_string given')
-        entity = await self.awaitable(self.loader.submit(_load_entity, uri, text))
-        assert entity is not None  # _load_entity returns an Entity or raises
+        entity = await self._load_entity(uri, text)
         name = request.name or entity.name
         if not logic.VALID_NAME.match(name):
             raise SupervisorError(codes.NAME_INVALID, f'{name!r} is not a valid entity name '
@@ -434,6 +433,22 @@ class Supervisor:
         frame = request.initial_pose.header.frame_id
         response.entity_name = await self.physics(
             lambda: self.add(entity, name, request.allow_renaming, frame, pose))
+
+    async def _load_entity(self, uri: str, text: str) -> Entity:
+        codes = SpawnEntity.Response
+        try:
+            entity = await self.awaitable(self.loader.submit(uri, text))
+        except SceneLoadError as err:
+            raise SupervisorError(codes.RESOURCE_PARSE_ERROR, str(err)) from None
+        except FileNotFoundError as err:
+            raise SupervisorError(Result.RESULT_NOT_FOUND, str(err)) from None
+        except ValueError as err:
+            raise SupervisorError(codes.UNSUPPORTED_FORMAT, str(err)) from None
+        except BrokenProcessPool:
+            raise SupervisorError(codes.RESOURCE_PARSE_ERROR, 'the scene loader process died '
+                                  'reading it (out of memory or a crash)') from None
+        assert isinstance(entity, Entity)  # the loader returns an Entity or raises
+        return entity
 
     def add(self, entity: Entity, name: str, allow_renaming: bool, frame: str,
             pose: Pose) -> str:
@@ -471,19 +486,7 @@ class Supervisor:
         for service in self.services:
             self.node.destroy_service(service)
         self.services.clear()
-        self.loader.shutdown(wait=False, cancel_futures=True)
-
-
-def _load_entity(uri: str, text: str) -> Entity:
-    codes = SpawnEntity.Response
-    try:
-        return logic.load_spawn_entity(uri, text)
-    except SceneLoadError as err:
-        raise SupervisorError(codes.RESOURCE_PARSE_ERROR, str(err)) from None
-    except FileNotFoundError as err:
-        raise SupervisorError(Result.RESULT_NOT_FOUND, str(err)) from None
-    except ValueError as err:
-        raise SupervisorError(codes.UNSUPPORTED_FORMAT, str(err)) from None
+        self.loader.shutdown()
 
 
 STATE_NAMES = ('stopped', 'playing', 'paused', 'quitting', 'no_world', 'loading_world')
