@@ -101,6 +101,18 @@ def exceeded(limit: str, what: str, file: str | Path | None = None,
                           f'{env_name(limit)}=...)', file, line)
 
 
+MAX_ERRORS_SHOWN = 20
+
+
+def joined(errors: list[str]) -> str:
+    """One message per line, the first :data:`MAX_ERRORS_SHOWN` of them (a file of 50,000
+    duplicate names is 50,000 errors: a message of megabytes says no more than its start)."""
+    shown = errors[:MAX_ERRORS_SHOWN]
+    if len(errors) > len(shown):
+        shown.append(f'... and {len(errors) - len(shown)} more errors')
+    return '\n'.join(shown)
+
+
 # -- files ------------------------------------------------------------------------------------
 
 def check_file_size(path: Path, size: int | None = None) -> None:

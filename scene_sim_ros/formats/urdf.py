@@ -139,7 +139,7 @@ def parse_urdf(text: str, *, file: str | Path, name: str | None = None,
                              file_path, root.sourceline)
     model = _build(root, ctx, name, text)
     if ctx.errors:
-        raise SceneLoadError('\n'.join(ctx.errors))
+        raise SceneLoadError(limits.joined(ctx.errors))
     return dataclasses.replace(model, warnings=tuple(ctx.warnings))
 
 
@@ -393,11 +393,13 @@ def _build(root: etree._Element, ctx: _Context, name: str | None, text: str) -> 
             if end not in links:
                 ctx.error(element.sourceline, f'joint {joint.name!r} names unknown link {end!r}')
     if ctx.errors:
-        raise SceneLoadError('\n'.join(ctx.errors))
+        raise SceneLoadError(limits.joined(ctx.errors))
     roots = [n for n in links if n not in children]
     if len(roots) != 1:
-        raise SceneLoadError(f'a URDF needs exactly one root link, found {roots}', ctx.file,
-                             root.sourceline)
+        shown = ', '.join(map(repr, roots[:10])) + (f' and {len(roots) - 10} more'
+                                                    if len(roots) > 10 else '')
+        raise SceneLoadError(f'a URDF needs exactly one root link, found {len(roots)}: {shown}',
+                             ctx.file, root.sourceline)
     root_name = roots[0]
     pose, floating = IDENTITY, True
     by_parent: dict[str, list[tuple[Joint, etree._Element]]] = {}

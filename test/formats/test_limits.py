@@ -89,7 +89,8 @@ ELEMENT_FILES = {  # format: (file name, head, element i (one line), tail)
              lambda i: f'<link name="l{i}"/><joint name="j{i}" type="fixed"><parent link="l"/>'
                        f'<child link="l{i}"/></joint>', '</robot>'),
     'raisim': ('many.xml', '<raisim version="1.0"><objects>',
-               lambda i: f'<sphere name="s{i}" mass="1"><dim radius="0.1"/></sphere>',
+               lambda i: f'<sphere name="s{i}" mass="1"><dim radius="0.1"/><state pos="{i} 0 0"/>'
+                         '</sphere>',
                '</objects></raisim>'),
     'simox': ('many.xml', "<Robot Type='R' RootNode='n0'>",
               lambda i: f"<RobotNode name='n{i}'><Child name='n{i + 1}'/></RobotNode>",
@@ -221,3 +222,24 @@ def test_webots_tokens_are_bounded_apart_from_values(write_file: WriteFile) -> N
     with limits.override(max_tokens=1_000):
         assert 'more than 1000 tokens' in refused(words, 'max_tokens')
         assert load_scene(row).entities
+
+
+def test_many_errors_are_shown_up_to_twenty(write_file: WriteFile) -> None:
+    """A file of 3,000 duplicate names was a message of 3,000 lines (megabytes at 50,000)."""
+    compounds = '\n'.join(f'<Compound name="c">{BOX}</Compound>' for _ in range(3000))
+    path = write_file('dups.ros2', f'<Simulation>\n{compounds}\n</Simulation>\n')
+    with pytest.raises(SceneLoadError) as info:
+        load_scene(path)
+    lines = str(info.value).splitlines()
+    assert len(lines) == limits.MAX_ERRORS_SHOWN + 1
+    assert lines[0].startswith(f'{path}:3: duplicate definition of <Compound name="c">')
+    assert lines[-1] == f'... and {3000 - limits.MAX_ERRORS_SHOWN} more errors'  # + no <Scene>
+
+
+def test_urdf_roots_are_listed_up_to_ten(write_file: WriteFile) -> None:
+    links = ''.join(f'<link name="l{i}"/>' for i in range(500))
+    path = write_file('r.urdf', f'<robot name="r">{links}</robot>')
+    with pytest.raises(SceneLoadError) as info:
+        load_scene(path)
+    assert str(info.value).endswith("found 500: 'l0', 'l1', 'l2', 'l3', 'l4', 'l5', 'l6', 'l7', "
+                                    "'l8', 'l9' and 490 more")

@@ -135,7 +135,7 @@ def load_sensor_set(path: Path, *, link: str, res_dir: Path | None = None,
             if made and element.get('update_rate'):
                 rates[name] = reader.number(element, 'update_rate', 0.0)
     if reader.errors:
-        raise SceneLoadError('\n'.join(reader.errors))
+        raise SceneLoadError(limits.joined(reader.errors))
     return SensorSet(root.get('name', path.stem), content, tuple(sensors), rates,
                      tuple(reader.warnings))
 

@@ -320,7 +320,7 @@ def load_world(path: Path, parameters: Mapping[str, str] | None, strict: bool,
     entities = _unique_names(world.entities, loader)
     wires = tuple(w for w in (_wire(node, entities) for node in world.wires) if w is not None)
     if loader.errors:
-        raise SceneLoadError('\n'.join(loader.errors))
+        raise SceneLoadError(limits.joined(loader.errors))
     loader.metadata['parameters'] = dict(scope)
     return Scene(name=path.stem, entities=tuple(entities), format='raisim', source=path,
                  step_length=world.time_step, gravity=world.gravity, erp=world.erp,

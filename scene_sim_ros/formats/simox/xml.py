@@ -62,7 +62,7 @@ class Diagnostics:
 
     def raise_if_errors(self) -> None:
         if self.errors:
-            raise SceneLoadError('\n'.join(self.errors))
+            raise SceneLoadError(limits.joined(self.errors))
 
 
 def _blank_comment(match: re.Match[str]) -> str:

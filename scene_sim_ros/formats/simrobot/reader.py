@@ -49,7 +49,7 @@ class Diagnostics:
         message, file, line = self.errors[0]
         rest = [format_location(f, ln, m) for m, f, ln in self.errors[1:]]
         if rest:
-            message = '\n'.join([message, *rest])
+            message = limits.joined([message, *rest])
         raise SceneLoadError(message, file, line)
 
 
