@@ -17,9 +17,11 @@ from scene_sim_ros.sim.simulation import Simulation
 from support.large_robots import humanoid_urdf, serial_urdf, write
 
 
-@pytest.fixture(scope='module')
-def snake(tmp_path_factory: pytest.TempPathFactory) -> Simulation:
-    scene = load_scene(write(tmp_path_factory.mktemp('snake'), 'snake', serial_urdf(200)))
+@pytest.fixture
+def snake(tmp_path: Path) -> Simulation:
+    """A fresh 200-link chain per test (under a second to build): one test's commands and
+    steps must not move the links another test checks at rest."""
+    scene = load_scene(write(tmp_path, 'snake', serial_urdf(200)))
     return Simulation(scene)
 
 
