@@ -189,16 +189,45 @@ def check_drive(client, recorder, start_odom, last_command):
 
 # --- TwistStamped (the default) -------------------------------------------------------------------
 
+class StampedNode:
+    """The module's node with the default parameters. test_drive_with_twist stops it (one node
+    at a time on this domain); the next test that needs it starts it again, whatever the order."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.proc = None
+
+    def running(self):
+        if self.proc is None or not self.proc.is_running():
+            self.stop()
+            self.proc = scene_sim_run(self.folder, '--ros-args',
+                                      '-r', '/rover/laser/scan:=/scan').start()
+        return self.proc
+
+    def stop(self):
+        if self.proc is not None:
+            self.proc.stop()
+
+
 @pytest.fixture(scope='module')
 def stamped_node(tmp_path_factory):
-    with scene_sim_run(tmp_path_factory.mktemp('mobile_stamped'),
-                       '--ros-args', '-r', '/rover/laser/scan:=/scan') as proc:
-        yield proc
+    node = StampedNode(tmp_path_factory.mktemp('mobile_stamped'))
+    try:
+        yield node
+    finally:
+        node.stop()
 
 
 @pytest.fixture(scope='module')
-def client(stamped_node):
+def module_client():
     yield from client_node('mobile_base_test_client')
+
+
+@pytest.fixture
+def client(stamped_node, module_client):
+    """The module's client, with the default node running."""
+    stamped_node.running()
+    return module_client
 
 
 def test_drive_with_twist_stamped(client):
@@ -214,15 +243,16 @@ def test_nan_and_stale_commands_are_rejected_and_counted(client):
     clock = []
     subscription = client.create_subscription(Clock, '/clock', clock.append, 10)
     try:
-        assert spin_until(client, lambda: publisher.get_subscription_count() > 0 and clock, 20.0)
+        # a stamp 2 s old needs a node that has run for more than 2 s of sim time (a zero
+        # stamp means unstamped, never stale)
+        assert spin_until(client, lambda: publisher.get_subscription_count() > 0 and clock
+                          and clock[-1].clock.sec >= 3, 30.0)
         nan = TwistStamped()
         nan.twist.linear.x = math.nan
         publisher.publish(nan)
         stale = TwistStamped()
         stale.twist.linear.x = 0.3
-        now = clock[-1].clock.sec
-        assert now >= 2, 'the node has run for less than the timeout'
-        stale.header.stamp.sec = now - 2  # older than the 0.5 s timeout
+        stale.header.stamp.sec = clock[-1].clock.sec - 2  # older than the 0.5 s timeout
         publisher.publish(stale)
         assert spin_until(client, lambda: rejected(client) >= before + 2, 20.0)
     finally:
@@ -244,7 +274,13 @@ def test_laser_scan_remapped_to_scan(client):
 
 
 def test_odometry_topic_types(client):
-    names = dict(client.get_topic_names_and_types())
+    names: dict = {}
+
+    def discovered():  # the graph as it stands now: all of the node's topics seen
+        names.clear()
+        names.update(client.get_topic_names_and_types())
+        return {'/rover/odom', '/rover/cmd_vel', '/scan'} <= set(names)
+    assert spin_until(client, discovered, 20.0), sorted(names)
     assert names['/rover/odom'] == ['nav_msgs/msg/Odometry']
     assert names['/rover/cmd_vel'] == ['geometry_msgs/msg/TwistStamped']
     assert '/ball/odom' not in names  # an object, not a robot
@@ -254,7 +290,7 @@ def test_odometry_topic_types(client):
 # --- Twist (Jazzy) ---------------------------------------------------------------------------
 
 def test_drive_with_twist(tmp_path_factory, stamped_node):
-    stamped_node.stop()  # one node at a time on this domain
+    stamped_node.stop()  # one node at a time on this domain; a later test starts it again
     with scene_sim_run(tmp_path_factory.mktemp('mobile_twist'),
                        '--ros-args', '-p', 'cmd_vel_stamped:=false'):
         clients = client_node('mobile_base_twist_client')
