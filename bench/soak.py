@@ -1,7 +1,7 @@
 """Soak: the ROS node on Game.ros2 (14 NAOs) at real time for ``--minutes`` (default 30).
 
 Usage: ``python bench/soak.py [SCENE] [--minutes 30] [--warmup S] [--sample 10]
-[--node-args "..."] [--tracemalloc]``
+[--node-args "..."] [--depth 100] [--tracemalloc]``
 
 ``scene-sim-ros run SCENE`` runs headless at its default real-time factor 1 in a child process
 (its own ROS_DOMAIN_ID, localhost-only discovery, ROS_LOG_DIR in a temporary folder, stopped
@@ -19,14 +19,17 @@ Reported, between the warm-up sample (minute 2, or 10 % of a shorter run) and th
   run because it fell behind real time (wall seconds x RTF 1 / step length - steps run; the node
   re-anchors its pacing when more than 0.25 s late instead of catching up);
 - messages received per topic kind over messages expected (sim seconds x rate, the rates of
-  ``config/params.yaml``; 0 = every step);
+  ``config/params.yaml``; 0 = every step), and of the topic of each kind that got the least;
+  a consumer that falls more than ``--depth`` samples behind (descheduled on a loaded
+  machine) loses the oldest, as any KEEP_LAST reader would;
 - the node's CPU share (CPU seconds per wall second; 1.0 = one core), and this consumer's.
 
 On a machine other programs load, RTF and dropped steps follow that load; RSS does not, nor
 does the node's CPU per sim second (its inverse is the RTF the node would reach on a core of its
 own). ``--tracemalloc`` (diagnosis, slows the node) runs the node under :mod:`tracemalloc` and
 writes where Python memory grew between the two samples to ``tracemalloc.txt`` by the log.
-Exit 2 when the scene (the third-party corpus) is absent.
+Exit 2 when the scene (the third-party corpus) is absent. Not run by ``./dev.sh bench`` (it
+takes half an hour); ``--minutes 3`` is a quick check.
 """
 
 from __future__ import annotations
@@ -123,10 +126,10 @@ def message_class(kind: str):
 
 
 class Consumer:
-    """Counts the messages of ``topics`` (reliable, depth 100 as the node's writers) and keeps
-    the newest ``/clock``."""
+    """Counts the messages of ``topics`` (reliable, ``depth`` samples kept until this process
+    takes them; the node's writers keep 100) and keeps the newest ``/clock``."""
 
-    def __init__(self, topics: dict[str, str]):
+    def __init__(self, topics: dict[str, str], depth: int):
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
         from rclpy.qos import QoSProfile
@@ -142,10 +145,10 @@ class Consumer:
         self.counts = dict.fromkeys(topics, 0)
         self.clock: float | None = None
         self.publish_errors = 0
-        self.node.create_subscription(Clock, '/clock', self._on_clock, QoSProfile(depth=100))
+        self.node.create_subscription(Clock, '/clock', self._on_clock, QoSProfile(depth=depth))
         for topic, kind in topics.items():
             self.node.create_subscription(message_class(kind), topic, self._counter(topic),
-                                          QoSProfile(depth=100), raw=True)
+                                          QoSProfile(depth=depth), raw=True)
         self.node.create_subscription(UInt64, '/scene_sim/publish_errors', self._on_errors,
                                       qos.LATCHED)
 
@@ -209,16 +212,16 @@ def trace_trigger(log_dir: Path, wait: bool) -> None:
         time.sleep(1.0)
 
 
-def soak(scene_path: Path, minutes: float, warmup: float, period: float,
-         extra: list[str], log_dir: Path, traced: bool
+def soak(args: argparse.Namespace, warmup: float, log_dir: Path
          ) -> tuple[list[Sample], Sample, dict, object, int]:
     from scene_sim_ros import load_scene
-    scene = load_scene(scene_path)
+    scene = load_scene(args.scene)
     topics = counted_topics(scene)
-    consumer = Consumer(topics)
+    consumer = Consumer(topics, args.depth)
+    traced, period = args.tracemalloc, args.sample
     node = (['-c', TRACED_NODE, str(log_dir / 'snapshot'), str(log_dir / 'tracemalloc.txt')]
             if traced else ['-m', 'scene_sim_ros.cli'])
-    argv = [sys.executable, *node, 'run', str(scene_path), *extra]
+    argv = [sys.executable, *node, 'run', str(args.scene), *args.node_args.split()]
     with open(log_dir / 'node.log', 'ab') as log:
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=REPO,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
@@ -226,7 +229,7 @@ def soak(scene_path: Path, minutes: float, warmup: float, period: float,
     try:
         consumer.wait_for_node(proc, 300.0)
         start = time.monotonic()
-        duration = minutes * 60.0
+        duration = args.minutes * 60.0
         k = 0
         while True:
             consumer.spin_until(start + k * period)
@@ -303,7 +306,7 @@ def report(args, samples: list[Sample], warm: Sample, topics: dict[str, str], sc
     result = {
         'scene': args.scene.name, 'robots': sum(e.kind == 'robot' for e in scene.entities),
         'step_length': step, 'minutes': args.minutes, 'warmup_s': round(warm.wall, 1),
-        'sample_s': args.sample, 'samples': len(samples),
+        'sample_s': args.sample, 'samples': len(samples), 'consumer_depth': args.depth,
         'rss_warm_kb': warm.rss_kb, 'rss_end_kb': end.rss_kb,
         'rss_max_kb': max(s.rss_kb for s in window),
         'rss_growth_pct': 100.0 * growth_kb / warm.rss_kb,
@@ -365,6 +368,8 @@ def main() -> int:
                              'of a run shorter than 20 minutes)')
     parser.add_argument('--sample', type=float, default=10.0, help='wall seconds between samples')
     parser.add_argument('--node-args', default='', help='more `scene-sim-ros run` arguments')
+    parser.add_argument('--depth', type=int, default=100,
+                        help='samples each subscription keeps until taken (the node keeps 100)')
     parser.add_argument('--tracemalloc', action='store_true',
                         help='run the node under tracemalloc; where Python memory grew goes to '
                              'tracemalloc.txt beside the node log')
@@ -378,8 +383,7 @@ def main() -> int:
     isolate_ros(str(log_dir))
     print(f'soak: {args.scene.name} for {args.minutes:g} min, warm-up {warmup:g} s, node log '
           f'{log_dir}/node.log', flush=True)
-    *measured, publish_errors = soak(args.scene, args.minutes, warmup, args.sample,
-                                     args.node_args.split(), log_dir, args.tracemalloc)
+    *measured, publish_errors = soak(args, warmup, log_dir)
     report(args, *measured, publish_errors)
     if args.tracemalloc:
         print(f'tracemalloc: {log_dir}/tracemalloc.txt', file=sys.stderr)
