@@ -1,10 +1,14 @@
 """Entity wiring: an entity in the simulation gets its bridge (topics), its trajectory action,
 and its frames on ``/tf`` (moving) and ``/tf_static`` (fixed), and loses them when removed.
-Once the node runs, both happen on the physics thread (the spawn and delete services)."""
+Once the node runs, both happen on the physics thread (the spawn and delete services), except
+destroying a removed entity's subscriptions, publishers and action server: that waits for the
+executor's thread, which may be using them in its wait set (destroying them under it raised
+InvalidHandle and ended the node after a few hundred spawn/delete cycles; ros2/rclpy#1206)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 
 from ..scene import Entity
 from .bridge import EntityBridge
@@ -23,6 +27,9 @@ class EntityWiring:
         self._link_tf = link_tf
         self.bridges: dict[str, EntityBridge] = {}
         self.trajectory_actions = TrajectoryActions(node)
+        self._retired: list[Callable[[], None]] = []  # destroy() of what removed entities had
+        self._retired_lock = threading.Lock()
+        self._reaper = node.create_guard_condition(self._destroy_retired)
 
     def add(self, entity: Entity) -> EntityBridge:
         """Bridge an entity that is in the simulation (topics, TF)."""
@@ -50,11 +57,21 @@ class EntityWiring:
     def remove(self, name: str) -> None:
         """Take down the topics and frames of entity ``name``."""
         bridge = self.bridges.pop(name)
-        self.trajectory_actions.detach(name)
+        server = self.trajectory_actions.servers.pop(name, None)
         self._loop.set_bridges(self.bridges)
         self._loop.dynamic_tf.set_entities(self._moving_frames())
         self._static_tf.remove(bridge.static_frames)
-        bridge.destroy()
+        with self._retired_lock:
+            self._retired += [bridge.destroy] if server is None else [server.destroy,
+                                                                       bridge.destroy]
+        self._reaper.trigger()
+
+    def _destroy_retired(self) -> None:
+        """The executor's thread: no wait set holds the retired endpoints now."""
+        with self._retired_lock:
+            retired, self._retired = self._retired, []
+        for destroy in retired:
+            destroy()
 
     def _moving_frames(self) -> list[EntityFrames]:
         """The frames of the entities on /tf (a bridge has its frames once added)."""

@@ -459,6 +459,17 @@ def test_delete_entity_removes_it_and_its_topics(client):
     assert call(client, DeleteEntity, 'delete_entity', entity='car2_2').result.result == 2
 
 
+def test_the_node_survives_many_spawn_delete_cycles_of_a_robot(client, sim_node):
+    """Deleting destroys the robot's subscriptions and action server; done on the physics
+    thread under the executor's wait set it ended the node within 50-550 cycles."""
+    from simulation_interfaces.srv import DeleteEntity
+    for cycle in range(100):
+        assert spawn(client, 'car3').result.result == 1, f'cycle {cycle}'
+        deleted = call(client, DeleteEntity, 'delete_entity', entity='car3').result
+        assert deleted.result == 1, f'cycle {cycle}: {deleted.error_message}'
+    assert sim_node.is_running()
+
+
 def test_reset_restores_poses_removes_spawned_and_keeps_the_clock_going(client, clock):
     from simulation_interfaces.msg import EntityState
     from simulation_interfaces.srv import GetEntities, ResetSimulation, SetEntityState
