@@ -84,7 +84,7 @@ def test_solid_without_physics_is_static_and_shapes_become_visuals(write_file):
     assert cylinder.shape.length == 0.4 and capsule.color == (0.0, 1.0, 0.0, 1.0)
 
 
-def test_vrml_material_becomes_a_phong_surface_pbr_keeps_its_colour(write_file):
+def test_vrml_material_becomes_a_phong_surface_pbr_keeps_its_colour_as_diffuse(write_file):
     solid = one(write_file, """
     Solid {
       children [
@@ -99,7 +99,29 @@ def test_vrml_material_becomes_a_phong_surface_pbr_keeps_its_colour(write_file):
     assert box.surface.ambient == (0.0, 0.5, 0.0, 1.0)  # ambientIntensity x diffuseColor
     assert box.surface.specular[:3] == (1.0, 1.0, 1.0) and box.surface.shininess == 32.0
     assert box.surface.emission[:3] == (0.1, 0.0, 0.0)
-    assert sphere.surface is None and sphere.color == (1.0, 0.0, 0.0, 1.0)
+    assert sphere.color == (1.0, 0.0, 0.0, 1.0)
+    assert sphere.surface.diffuse == sphere.surface.ambient == (1.0, 0.0, 0.0, 1.0)
+
+
+@pytest.mark.parametrize('fields, specular, shininess', [
+    ('', (1.0, 0.0, 0.0), 128.0),  # Webots' defaults: metalness 1, roughness 0 (a mirror)
+    ('metalness 0 roughness 0.5', (0.04, 0.04, 0.04), 30.0),  # 2 / 0.25^2 - 2
+    ('metalness 0.5 roughness 1', (0.52, 0.02, 0.02), 1.0),
+    ('metalness 0 roughness 0.2', (0.04, 0.04, 0.04), 128.0),  # 2 / 0.04^2 - 2 > 128
+])
+def test_pbr_appearance_maps_metalness_and_roughness_to_phong(write_file, fields, specular,
+                                                              shininess):
+    """Fresnel F0 = mix(0.04, baseColor, metalness); exponent 2/alpha^2 - 2 with alpha =
+    roughness^2 (Walter et al. 2007), within 1..128."""
+    solid = one(write_file, f"""
+    Solid {{ children [ Shape {{
+      appearance PBRAppearance {{ baseColor 1 0 0 {fields} emissiveColor 0 0 1
+                                 emissiveIntensity 0.5 }}
+      geometry Sphere {{ radius 0.1 }} }} ] }}""").entities[0]
+    surface = solid.root.visuals[0].surface
+    assert surface.specular[:3] == pytest.approx(specular, abs=1e-12)
+    assert surface.shininess == pytest.approx(shininess, abs=1e-9)
+    assert surface.emission[:3] == (0.0, 0.0, 0.5)
 
 
 def test_indexed_face_set_becomes_a_triangulated_mesh(write_file):
