@@ -750,10 +750,13 @@ def pbr_surface(appearance: Node, color: shapes.RGBA) -> Surface:
     metalness = min(1.0, max(0.0, appearance.float('metalness', 1.0)))
     roughness = min(1.0, max(0.0, appearance.float('roughness', 0.0)))
     r, g, b, a = color
-    specular = tuple(0.04 + (c - 0.04) * metalness for c in (r, g, b))
+    def fresnel(c: float) -> float:
+        return 0.04 + (c - 0.04) * metalness
     alpha = roughness * roughness
     shininess = 128.0 if alpha == 0.0 else min(128.0, max(1.0, 2.0 / (alpha * alpha) - 2.0))
     intensity = appearance.float('emissiveIntensity', 1.0)
-    emission = tuple(c * intensity for c in appearance.color('emissiveColor', (0.0, 0.0, 0.0)))
-    return Surface(diffuse=color, ambient=color, specular=(*specular, 1.0),
-                   emission=(*emission, 1.0), shininess=shininess)
+    er, eg, eb = appearance.color('emissiveColor', (0.0, 0.0, 0.0))
+    return Surface(diffuse=color, ambient=color,
+                   specular=(fresnel(r), fresnel(g), fresnel(b), 1.0),
+                   emission=(er * intensity, eg * intensity, eb * intensity, 1.0),
+                   shininess=shininess)
