@@ -33,6 +33,7 @@ BENCHMARKS = (
     ('gl', 'gl_cameras.py', [], 'GL renderer vs TinyRenderer on Game.ros2'),
     ('delivery', 'ros_delivery.py', [], 'Command latency and camera frames delivered to another process'),
     ('memory', 'memory.py', [], 'Peak memory'),
+    ('spawn', 'spawn_clock.py', [], 'Spawning a 5 MB scene into the running node: /clock stall'),
     ('batch', 'batch_throughput.py', [], 'Batch throughput: --workers 2 vs 1, --ray auto bit for bit'),
 )
 

@@ -139,7 +139,7 @@ def longest_gap(arrivals: list[tuple[float, float]], since: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--mb', type=float, default=5.0, help='size of the spawned scene')
-    parser.add_argument('--rounds', type=int, default=5)
+    parser.add_argument('--rounds', '--runs', type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as log_dir:
         isolate_ros(log_dir)
