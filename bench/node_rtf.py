@@ -1,7 +1,7 @@
 """Real-time factor of the ROS node on Game.ros2 (14 NAOs) vs the bare simulation, same run.
 
 Usage: ``python bench/node_rtf.py [SCENE] [--rounds 5] [--window 8] [--robot robot1]
-[--clock-only] [--no-cameras] [--warmup 0.5] [--node-args "..."]``
+[--clock-only] [--no-cameras] [--warmup 0] [--node-args "..."]``
 
 Each round, interleaved:
 
@@ -16,9 +16,9 @@ Each round, interleaved:
    ``--no-cameras`` leaves this part out (the non-visual topics only, in half the time).
 
 RTF = simulated seconds per wall second, measured from ``/clock`` over the window as a user sees
-it (for bare: ``sim.time``); the window starts ``--warmup`` wall seconds after the node's clock
-runs (a long warm-up measures a node that has run for a while: some costs only start after
-seconds of sim time). ``--clock-only`` leaves out the consumer of joint states, TF and IMU
+it (for bare: ``sim.time``); the window starts 0.5 wall seconds after the node's clock runs,
+and not before its sim time reached ``--warmup`` seconds (some costs only start after seconds of
+sim time). ``--clock-only`` leaves out the consumer of joint states, TF and IMU
 (their cost in the node without a subscriber, and the consumer's own CPU). Reported: medians
 over the rounds, and the overhead ratio node RTF / bare RTF (1.0 = the bridge costs nothing). On
 a machine other processes load, wall-clock RTFs follow the load; the CPU seconds per simulated
@@ -120,10 +120,12 @@ class Client:
             self.executor.spin_once(timeout_sec=0.1)
 
     def rtf(self, window: float, pid: int | None = None,
-            warmup: float = 0.5) -> tuple[float, float]:
+            warmup: float = 0.0) -> tuple[float, float]:
         """(RTF, CPU seconds of process ``pid`` per simulated second; nan without a pid),
-        measured after ``warmup`` wall seconds."""
-        self.spin_for(warmup)
+        measured from 0.5 wall seconds on, and not before /clock reached ``warmup`` s."""
+        self.spin_for(0.5)
+        while self.clock is not None and self.clock < warmup:
+            self.spin_for(0.1)
         publishers = self.node.count_publishers('/clock')
         if publishers != 1:
             print(f'warning: {publishers} publishers on /clock', flush=True)
@@ -186,7 +188,7 @@ class Client:
 
 
 def node_round(scene: Path, client: Client, window: float, robot: str | None,
-               log_dir: str, extra: list[str], warmup: float = 0.5) -> tuple[float, float, float]:
+               log_dir: str, extra: list[str], warmup: float = 0.0) -> tuple[float, float, float]:
     """(RTF, RTF with ``robot``'s cameras subscribed (nan when None), CPU per sim second)."""
     argv = [sys.executable, '-m', 'scene_sim_ros.cli', 'run', str(scene),
             '--real-time-factor', '0', *extra]
@@ -233,8 +235,8 @@ def main() -> None:
                         help="whose two cameras are subscribed ('all': every robot's)")
     parser.add_argument('--clock-only', action='store_true',
                         help='subscribe to /clock only (no consumer of joint states, TF, IMU)')
-    parser.add_argument('--warmup', type=float, default=0.5,
-                        help='wall seconds the node runs before its window is measured')
+    parser.add_argument('--warmup', type=float, default=0.0,
+                        help='sim seconds the node runs before its window starts (its /clock)')
     parser.add_argument('--no-cameras', action='store_true',
                         help='leave out the round with cameras subscribed')
     parser.add_argument('--node-args', default='', help='more `scene-sim-ros run` arguments, '
@@ -271,7 +273,7 @@ def main() -> None:
     result = {
         'consumer': 'clock only' if args.clock_only else 'joint states, TF, IMU of all robots',
         'scene': args.scene.name, 'robots': len(robots), 'step_length': scene.step_length,
-        'rounds': args.rounds, 'window_s': args.window, 'warmup_s': args.warmup,
+        'rounds': args.rounds, 'window_s': args.window, 'warmup_sim_s': args.warmup,
         'bare_rtf': statistics.median(bare), 'node_rtf': statistics.median(plain),
         'node_cameras_rtf': statistics.median(cameras),
         'node_over_bare': statistics.median(p / b for p, b in zip(plain, bare)),
