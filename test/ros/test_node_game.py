@@ -246,12 +246,18 @@ def test_head_yaw_command_turns_the_head_at_a_servo_pace(client, scene):
 
 def test_stamped_trajectory_is_executed_in_sim_time(client):
     from builtin_interfaces.msg import Duration
+    from sensor_msgs.msg import JointState
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
     publisher = client.create_publisher(JointTrajectory, '/robot1/joint_trajectory', 10)
+    command = client.create_publisher(JointState, '/robot1/joint_commands', 10)
     recorder = JointRecorder(client, 'HeadYaw')
     try:
-        assert spin_until(client, lambda: publisher.get_subscription_count() > 0, 20.0)
+        assert spin_until(client, lambda: publisher.get_subscription_count() > 0
+                          and command.get_subscription_count() > 0, 20.0)
         recorder.wait_until_time(SETTLED)
+        # the head starts at 0.8 rad, away from the plan's 0.3, whatever ran before
+        command.publish(JointState(name=['HeadYaw'], position=[0.8]))
+        assert spin_until(client, lambda: abs(recorder.samples[-1][1] - 0.8) < 0.05, 60.0)
         start = recorder.samples[-1][0] + 0.5  # half a sim second from now
         plan = JointTrajectory(joint_names=['HeadYaw'], points=[
             JointTrajectoryPoint(positions=[0.3], time_from_start=Duration(sec=1)),
@@ -263,6 +269,7 @@ def test_stamped_trajectory_is_executed_in_sim_time(client):
     finally:
         recorder.close()
         client.destroy_publisher(publisher)
+        client.destroy_publisher(command)
     assert recorder.at(start - 0.2, 0.3) > 0.6  # nothing moved towards 0.3 before the stamp
     # the NAO's head servo tracks loosely (it dithers around its set-point, see the simulator's
     # servo model); the rover's pan joint checks tight tracking in test_node_default_scene
