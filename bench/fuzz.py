@@ -24,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +40,7 @@ from pathlib import Path
 sys.path[:0] = [{code!r}, {tests!r}]
 from support.fuzz import Fuzzer, check
 fmt, count, seed, first, limit, save = {fmt!r}, {count}, {seed}, {first}, {limit}, {save!r}
+report = open({report!r}, 'a', buffering=1)  # not stdout: PyBullet's C code writes there too
 def hang(*_):
     raise TimeoutError
 signal.signal(signal.SIGALRM, hang)
@@ -47,7 +49,7 @@ with tempfile.TemporaryDirectory() as work:
     for number, path in enumerate(fuzzer.mutants(fmt, count, seed)):
         if number < first:
             continue
-        print('AT', number, flush=True)  # a crash names the mutant it died on
+        print('AT', number, file=report, flush=True)  # a crash names the mutant it died on
         start = time.perf_counter()
         signal.alarm(limit)
         try:
@@ -61,9 +63,10 @@ with tempfile.TemporaryDirectory() as work:
             kept = Path(save) / fmt / outcome / f'{{seed}}-{{number}}-{{path.name}}'
             kept.parent.mkdir(parents=True, exist_ok=True)
             kept.write_bytes(path.read_bytes())
-        print('R', json.dumps([number, path.name, outcome, took, detail]), flush=True)
+        print('R', json.dumps([number, path.name, outcome, took, detail]), file=report,
+              flush=True)
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print('RSS', rss, flush=True)
+print('RSS', rss, file=report, flush=True)
 """
 
 
@@ -99,23 +102,28 @@ def run_chunk(code: Path, fmt: str, count: int, seed: int, limit: int,
 
 def _run_worker(code: Path, fmt: str, count: int, seed: int, first: int, limit: int,
                 save: str | None) -> tuple[list[str], str | None, str]:
-    """The worker's output lines, how it died (None: it did not) and where (its innermost
-    Python frame as faulthandler printed it)."""
-    script = _WORKER.format(code=str(code), tests=str(ROOT / 'test'), fmt=fmt, count=count,
-                            seed=seed, first=first, limit=limit, save=save)
-    env = {**os.environ, 'PYTHONWARNINGS': 'ignore', 'PYTHONFAULTHANDLER': '1'}
-    try:
-        out = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
-                             timeout=(count - first) * limit + 120, env=env, cwd=str(code))
-    except subprocess.TimeoutExpired as expired:
-        stdout = expired.stdout or ''
-        text = stdout.decode() if isinstance(stdout, bytes) else stdout
-        return text.splitlines(), 'Hang(worker)', ''
-    lines = out.stdout.splitlines()
+    """The lines of the worker's report file, how it died (None: it did not) and where (its
+    innermost Python frame as faulthandler printed it)."""
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / 'report.txt'
+        script = _WORKER.format(code=str(code), tests=str(ROOT / 'test'), fmt=fmt, count=count,
+                                seed=seed, first=first, limit=limit, save=save,
+                                report=str(report))
+        env = {**os.environ, 'PYTHONWARNINGS': 'ignore', 'PYTHONFAULTHANDLER': '1'}
+        try:
+            out = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
+                                 timeout=(count - first) * limit + 120, env=env, cwd=str(code))
+        except subprocess.TimeoutExpired:
+            return _lines(report), 'Hang(worker)', ''
+        lines = _lines(report)
     if out.returncode != 0 or not any(line.startswith('RSS ') for line in lines):
         frames = [line.strip() for line in out.stderr.splitlines() if line.startswith('  File')]
         return lines, f'Crash(rc={out.returncode})', (frames or ['?'])[0]
     return lines, None, ''
+
+
+def _lines(report: Path) -> list[str]:
+    return report.read_text().splitlines() if report.is_file() else []
 
 
 def _count(result: dict, name: str, outcome: str, took: float, detail: str, limit: int) -> None:
@@ -131,8 +139,6 @@ def _count(result: dict, name: str, outcome: str, took: float, detail: str, limi
 def _replay(fmt: str, seed: int, number: int, folder: Path) -> None:
     """Write mutant ``number`` of chunk ``seed`` into ``folder`` (after a worker died on it)."""
     sys.path.insert(0, str(ROOT / 'test'))
-    import tempfile
-
     from support.fuzz import Fuzzer
     with tempfile.TemporaryDirectory() as work:
         for n, path in enumerate(Fuzzer(Path(work)).mutants(fmt, number + 1, seed)):
