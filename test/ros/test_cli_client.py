@@ -141,7 +141,9 @@ def test_echo_rate_limits_what_is_printed(sim_node):
 
 
 def test_echo_unknown_topic_is_a_user_error_naming_similar_topics(sim_node):
-    err = user_error('echo', '/rover/joint_state', '--once', '--timeout', '3')
+    # the topic never appears, so this waits the whole timeout; 3 s were too few for a fresh
+    # process to discover the node at all on a loaded machine ('no topics seen')
+    err = user_error('echo', '/rover/joint_state', '--once', '--timeout', '8')
     assert 'no publisher on /rover/joint_state' in err and '/rover/joint_states' in err
 
 
@@ -342,6 +344,7 @@ def test_send_a_command_the_node_rejects_exits_1(sim_node):
 def test_snapshot_of_a_topic_without_images_lists_the_image_topics(sim_node, tmp_path):
     err = user_error('snapshot', '/rover/camera/image', tmp_path / 'x.png', '--timeout', '10')
     assert 'no topic /rover/camera/image' in err and '/rover/camera/image_raw' in err
-    err = user_error('snapshot', '/rover/joint_states', tmp_path / 'x.png', '--timeout', '3')
+    # waits the whole timeout too (the topic never carries images): 8 s to discover it
+    err = user_error('snapshot', '/rover/joint_states', tmp_path / 'x.png', '--timeout', '8')
     assert 'sensor_msgs/msg/JointState, not images' in err
     assert not (tmp_path / 'x.png').exists()
