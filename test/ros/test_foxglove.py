@@ -216,7 +216,9 @@ def test_a_stalled_viewer_does_not_slow_the_simulation_and_a_new_one_still_gets_
         start_sim, start = sim_time(), time.monotonic()
         time.sleep(6.0)
         rtf = (sim_time() - start_sim) / (time.monotonic() - start)
-        assert rtf > 0.75, rtf  # paced at 1.0; a blocked server would stop it
+        # paced at 1.0; a server blocked on the viewer would stop it (RTF 0). Not more than
+        # 0.3: a loaded 2-core machine measured 0.64 (what the cost is: bench/outputs_rtf.py)
+        assert rtf > 0.3, rtf
 
         # the stalled viewer vanishes without a goodbye; a new viewer is served
         stalled.socket.close()
