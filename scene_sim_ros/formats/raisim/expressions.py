@@ -66,7 +66,8 @@ def evaluate(text: str, variables: Mapping[str, float] | None = None) -> float:
     except (ArithmeticError, ValueError) as err:
         if isinstance(err, ExpressionError):
             raise
-        raise ExpressionError(f'cannot evaluate {{{text}}}: {err}') from None
+        reason = 'the result is too large' if isinstance(err, OverflowError) else str(err)
+        raise ExpressionError(f'cannot evaluate {{{text}}}: {reason}') from None
 
 
 def _evaluate_node(node: ast.AST, variables: Mapping[str, float]) -> float:
