@@ -53,6 +53,9 @@ class Limits:
     max_texture_pixels: int = 8192 * 8192
     """Pixels (width x height) of one texture image, checked from its header before decoding;
     a larger one is drawn in its plain colour with a warning."""
+    max_image_pixels: int = 8192 * 8192
+    """Pixels (width x height) of one camera, depth or segmentation image: every frame is
+    allocated at that size."""
     scene_tree_levels: int = 2
     """Folders above the scene file's folder that its includes, meshes and textures may reach
     (``../../meshes``); never the file system root (see :mod:`.paths`)."""

@@ -89,6 +89,19 @@ def _check_entity(checker: _Checker, entity: Entity, file: Path | None) -> None:
         checker.walk(joint, f'{where} joint {joint.name!r}')
     for sensor in entity.sensors:
         checker.walk(sensor, f'{where} sensor {sensor.name!r}', allow_inf=True)
+        _check_image_size(sensor, f'{where} sensor {sensor.name!r}', checker.file)
+
+
+def _check_image_size(sensor: Any, where: str, file: Path | str | None) -> None:
+    """An image sensor has at least one pixel a side and at most ``max_image_pixels``."""
+    width, height = getattr(sensor, 'width', None), getattr(sensor, 'height', None)
+    if width is None or height is None:
+        return
+    if width < 1 or height < 1:
+        raise SceneLoadError(f'{where} is {width}x{height} pixels; an image needs at least '
+                             'one pixel a side', file)
+    if width * height > limits.current().max_image_pixels:
+        raise limits.exceeded('max_image_pixels', f'{where} is {width}x{height} pixels', file)
 
 
 def _check_tree(entity: Entity, where: str, file: Path | str | None) -> None:

@@ -243,3 +243,23 @@ def test_urdf_roots_are_listed_up_to_ten(write_file: WriteFile) -> None:
         load_scene(path)
     assert str(info.value).endswith("found 500: 'l0', 'l1', 'l2', 'l3', 'l4', 'l5', 'l6', 'l7', "
                                     "'l8', 'l9' and 490 more")
+
+
+def test_image_sensor_size(write_file: WriteFile) -> None:
+    world = write_file('w.wbt', '#VRML_SIM R2023b utf8\nRobot { children [ Camera { '
+                       'name "cam" width 100000 height 100000 } ] }\n')
+    with pytest.raises(SceneLoadError, match=r"w\.wbt: entity 'robot' sensor 'cam' is "
+                       r'100000x100000 pixels, over the limit max_image_pixels'):
+        load_scene(world)
+    with limits.override(max_image_pixels=10**10):
+        assert load_scene(world).entities[0].sensors[0].width == 100000
+
+
+def test_image_sensor_of_no_pixels_in_the_model() -> None:
+    from scene_sim_ros.scene.sensors import Camera
+    camera = Camera('cam', 'a', 0, 24, 1.0, 0.8)
+    scene = Scene('s', (Entity('e', 'robot', (Link('a'),), sensors=(camera,)),),
+                  source=Path('m.ros2'))
+    with pytest.raises(SceneLoadError, match=r"m\.ros2: entity 'e' sensor 'cam' is 0x24 pixels; "
+                       'an image needs at least one pixel a side'):
+        validate(scene)
