@@ -229,7 +229,7 @@ def stop_node(proc: subprocess.Popen, timeout: float = 10.0) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('scene', nargs='?', type=Path, default=GAME)
-    parser.add_argument('--rounds', type=int, default=5)
+    parser.add_argument('--rounds', '--runs', type=int, default=5)
     parser.add_argument('--window', type=float, default=8.0, help='wall seconds per measurement')
     parser.add_argument('--robot', default='robot1',
                         help="whose two cameras are subscribed ('all': every robot's)")
