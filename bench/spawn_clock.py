@@ -81,6 +81,7 @@ class Client:
         self.executor = SingleThreadedExecutor()
         self.executor.add_node(self.node)
         self.arrivals: list[tuple[float, float]] = []  # (wall, sim)
+        self.clients: dict = {}
         self.node.create_subscription(Clock, '/clock', self._on_clock, 100)
 
     def _on_clock(self, msg) -> None:
@@ -94,17 +95,20 @@ class Client:
             self.executor.spin_once(timeout_sec=0.01)
         return True
 
-    def call(self, srv_type, name: str, request, timeout: float = 120.0):
-        client = self.node.create_client(srv_type, name)
-        try:
+    def service(self, srv_type, name: str):
+        """A client of ``name``, made and matched once (not while /clock is being timed)."""
+        if name not in self.clients:
+            client = self.node.create_client(srv_type, name)
             if not client.wait_for_service(timeout_sec=60.0):
                 raise TimeoutError(f'{name} not offered')
-            future = client.call_async(request)
-            if not self.spin_until(future.done, timeout):
-                raise TimeoutError(f'{name} did not answer in {timeout} s')
-            return future.result()
-        finally:
-            self.node.destroy_client(client)
+            self.clients[name] = client
+        return self.clients[name]
+
+    def call(self, srv_type, name: str, request, timeout: float = 120.0):
+        future = self.service(srv_type, name).call_async(request)
+        if not self.spin_until(future.done, timeout):
+            raise TimeoutError(f'{name} did not answer in {timeout} s')
+        return future.result()
 
 
 def spawn_round(client: Client, scene_file: Path, name: str, step: float) -> dict:
@@ -157,6 +161,9 @@ def main() -> None:
         try:
             if not client.spin_until(lambda: len(client.arrivals) > 50, 120.0):
                 raise TimeoutError('no /clock from the node')
+            from simulation_interfaces.srv import DeleteEntity, SpawnEntity
+            client.service(SpawnEntity, '/spawn_entity')
+            client.service(DeleteEntity, '/delete_entity')
             rounds = [spawn_round(client, scene_file, f'blob{k}', step)
                       for k in range(args.rounds)]
         finally:

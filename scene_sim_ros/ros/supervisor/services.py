@@ -79,6 +79,7 @@ class Supervisor:
         self.callback_group = ReentrantCallbackGroup()
         # scene files are parsed in a process of their own (a large one takes seconds)
         self.loader = SpawnLoader()
+        self.loader.start()
         self.services = [
             node.create_service(getattr(simulation_interfaces.srv, type_name), name,
                                 getattr(self, name), callback_group=self.callback_group)
