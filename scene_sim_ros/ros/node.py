@@ -34,7 +34,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +189,10 @@ class SimNode(Node):
     def remove_entity(self, name: str) -> None:
         """Take down the topics and frames of entity ``name`` (physics thread once running)."""
         self.entities.remove(name)
+
+    def retire(self, destroyers: Iterable[Callable[[], None]]) -> None:
+        """Destroy endpoints on the executor's thread (see :mod:`.entities`)."""
+        self.entities.retire(destroyers)
 
     def publish_tf(self, t: float, step: int | None) -> None:
         """Publish /tf now (physics thread); ``step`` None re-reads the joints."""

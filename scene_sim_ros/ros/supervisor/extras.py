@@ -32,6 +32,7 @@ rejected with a throttled warning and counted in ``~/rejected_commands``, like b
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -176,8 +177,10 @@ class Extras:
             self.node.create_publisher(PointCloud2, f'{topic}/contacts', qos.SENSOR))
 
     def remove_entity(self, name: str) -> None:
-        for publisher in self.entity_publishers.pop(name, ()):
-            self.node.destroy_publisher(publisher)
+        """(physics thread) The executor's thread destroys the publishers: their QoS event
+        handlers may be in its wait set."""
+        self.node.retire([functools.partial(self.node.destroy_publisher, publisher)
+                          for publisher in self.entity_publishers.pop(name, ())])
 
     def before_step(self, t: float) -> None:
         """Publish what was asked for about the state the last step left (stamp ``t``)."""
