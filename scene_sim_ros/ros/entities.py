@@ -78,8 +78,12 @@ class EntityWiring:
         """The executor's thread: no wait set holds the retired endpoints now."""
         with self._retired_lock:
             retired, self._retired = self._retired, []
-        while retired:
-            retired.pop(0)()  # no reference to a done one left here
+        for destroy in retired:
+            try:
+                destroy()
+            except Exception as err:  # noqa: BLE001 - one failure must not end the node
+                self._node.get_logger().error(f'destroying an endpoint of a removed entity: {err}')
+        retired.clear()  # no reference to a destroyed endpoint left here
         forget_destroyed(self._node.ros_node.default_callback_group)
 
     def _moving_frames(self) -> list[EntityFrames]:

@@ -95,3 +95,24 @@ def test_retired_endpoints_leave_no_references_in_the_callback_group(node):
     finally:
         executor.shutdown()
         spinner.join(5.0)
+
+
+def test_a_failing_destroyer_is_logged_and_the_others_still_run(node):
+    executor = SingleThreadedExecutor(context=node.context)
+    executor.add_node(node)
+    wiring = EntityWiring(node, loop=None, static_tf=None, link_tf=False)
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
+    ran: list[str] = []
+
+    def failing() -> None:
+        raise RuntimeError('destroyed twice')
+    try:
+        wiring.retire([failing, lambda: ran.append('second')])
+        deadline = time.monotonic() + 10.0
+        while not ran and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ran == ['second'] and spinner.is_alive()  # the executor goes on
+    finally:
+        executor.shutdown()
+        spinner.join(5.0)
