@@ -13,16 +13,15 @@ The loader is chosen by extension; ``.xml`` files are told apart by their root e
 
 from __future__ import annotations
 
-import gc
 import importlib
 import re
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import SceneLoadError, UnsupportedFormatError
 from ..scene import Scene
 from . import limits, paths
+from .collector import collector_paused
 from .validate import validate
 
 # extension -> module name (imported on first use so that one format's dependencies or bugs
@@ -123,25 +122,12 @@ def load_scene(path: str | Path, *, parameters: Mapping[str, str] | None = None,
     options: dict[str, object] = dict(parameters=parameters, strict=strict)
     if name == 'simrobot':
         options['simrobot_core'] = simrobot_core
-    with paths.scope(path), _collector_paused():
+    with paths.scope(path), collector_paused():
         try:
             scene = module.load(path, **options)
         except RecursionError:
             raise SceneLoadError('elements nest too deeply to read', path) from None
     return validate(scene)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Loading allocates many small objects and few garbage cycles: the cyclic collector would
-    walk the growing trees again and again (half the time of loading 50,000 XML elements)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 __all__ = ['LOADERS', 'format_of', 'load_scene', 'supported_extensions']

@@ -16,15 +16,13 @@ template has been evaluated (see :mod:`.template`).
 from __future__ import annotations
 
 import difflib
-import gc
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import SceneLoadError
 from .. import limits
+from ..collector import collector_paused
 from .lexer import Token, tokenize, version_of
 from .nodes import IsRef, Item, Node, Value
 
@@ -321,22 +319,9 @@ def parse_text(text: str, file: str | Path, first_line: int = 1,
     name = str(file)
     if version is None:
         version = version_of(text)
-    with _collector_paused():
+    with collector_paused():
         tokens = tokenize(text, name, first_line)
         return Parser(tokens, name, text).document(version)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Reading allocates millions of small objects and no garbage cycles: the cyclic garbage
-    collector would walk the growing token list again and again (half the reading time)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def parse_file(path: Path) -> Document:
