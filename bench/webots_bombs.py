@@ -14,11 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scene_bombs import measure  # noqa: E402 - one fresh-process loader for both benches
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = '#VRML_SIM R2023b utf8\n'
@@ -31,23 +32,6 @@ CASES = {
     'nodes': (HEADER, 'Group {}\n', ''),
 }
 
-_WORKER = r"""
-import json, resource, sys, time
-sys.path.insert(0, {code!r})
-from scene_sim_ros.errors import SceneLoadError
-from scene_sim_ros.formats import load_scene
-start = time.perf_counter()
-try:
-    load_scene({path!r})
-    outcome = 'loaded'
-except SceneLoadError as err:
-    text = str(err)
-    outcome = text.split('over the limit ')[1].split(' ')[0] if 'over the limit' in text \
-        else 'error: ' + text.split(': ', 1)[-1][:60]
-print(json.dumps(dict(seconds=time.perf_counter() - start, outcome=outcome,
-                      rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
-"""
-
 
 def write_case(folder: Path, name: str, mb: float) -> Path:
     head, unit, tail = CASES[name]
@@ -57,21 +41,13 @@ def write_case(folder: Path, name: str, mb: float) -> Path:
     return path
 
 
-def measure(code: Path, path: Path, repeat: int, timeout: float) -> dict:
-    runs = []
-    for _ in range(repeat):
-        try:
-            out = subprocess.run([sys.executable, '-c', _WORKER.format(code=str(code),
-                                  path=str(path))], capture_output=True, text=True,
-                                 timeout=timeout, cwd=str(code), env=dict(os.environ))
-        except subprocess.TimeoutExpired:
-            return dict(seconds=timeout, outcome=f'over {timeout:g} s', rss_mb=float('nan'))
-        if out.returncode != 0:
-            return dict(seconds=float('nan'), outcome=f'crash rc={out.returncode}',
-                        rss_mb=float('nan'))
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    return dict(seconds=statistics.median(r['seconds'] for r in runs),
-                outcome=runs[-1]['outcome'], rss_mb=max(r['rss_mb'] for r in runs))
+def short(outcome: str) -> str:
+    """The limit a refusal names (or the start of its message); other outcomes as they are."""
+    if outcome == 'loaded' or outcome.startswith(('over ', 'crash ')):
+        return outcome
+    if 'over the limit ' in outcome:
+        return outcome.split('over the limit ')[1].split(' ')[0]
+    return 'error: ' + outcome.split(': ', 1)[-1][:60]
 
 
 def main() -> None:
@@ -90,6 +66,7 @@ def main() -> None:
                 path = write_case(Path(folder), name, min(mb, 63.5))
                 result = dict(case=name, mb=mb, **measure(args.code, path, args.repeat,
                                                           args.timeout))
+                result['outcome'] = short(result['outcome'])
                 path.unlink()
                 results.append(result)
                 print(f"{name:>9} {mb:5g} MiB: {result['seconds']:6.2f} s "
