@@ -40,6 +40,7 @@ from scene_sim_ros.scene import (
 from scene_sim_ros.scene.transforms import matrix_from_quat
 from scene_sim_ros.sim.render import egl_problem
 from scene_sim_ros.sim.sensors.rendering import View, render_cache
+from support.images import interior
 
 pytestmark = pytest.mark.skipif(egl_problem() is not None,
                                 reason=f'no GL renderer here: {egl_problem()}')
@@ -179,14 +180,6 @@ def exact_links(sim: Simulation) -> set[int]:
                 body, local = built.locate(built.link_index[link.name])
                 ids.add(body + ((local + 1) << 24))
     return ids
-
-
-def interior(mask: np.ndarray) -> np.ndarray:
-    same = np.ones(mask.shape, dtype=bool)
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            same &= np.roll(mask, (dy, dx), (0, 1)) == mask
-    return same
 
 
 @dataclass

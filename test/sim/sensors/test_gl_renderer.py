@@ -17,6 +17,7 @@ from scene_sim_ros.scene import Box, Entity, Link, Mesh, Pose, Visual
 from scene_sim_ros.sim.render import egl_problem
 from scene_sim_ros.sim.render.tessellation import from_mesh
 from scene_sim_ros.sim.sensors.rendering import View, render_cache
+from support.images import interior
 
 pytestmark = pytest.mark.skipif(egl_problem() is not None,
                                 reason=f'no GL renderer here: {egl_problem()}')
@@ -47,15 +48,6 @@ def tiny_lighting(monkeypatch):
     up to a pixel (tested on its own below), so slivers of a pixel or two could come and go."""
     monkeypatch.setenv('SCENE_SIM_ROS_GL_LIGHTING', 'tiny')
     monkeypatch.setattr('scene_sim_ros.sim.render.renderer.MAX_ERROR_PIXELS', 0.0)
-
-
-def interior(mask: np.ndarray) -> np.ndarray:
-    """Pixels whose 3x3 neighbourhood shows one id (edges are where rasterisers may differ)."""
-    same = np.ones(mask.shape, dtype=bool)
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            same &= np.roll(mask, (dy, dx), (0, 1)) == mask
-    return same
 
 
 @pytest.mark.parametrize('name', EXAMPLES)
