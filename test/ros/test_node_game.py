@@ -111,7 +111,19 @@ def test_clock_advances_monotonically_by_the_step(client):
 
 
 def test_tf_resolves_a_camera_optical_frame_from_the_world(client):
+    from sensor_msgs.msg import JointState
     from tf2_msgs.msg import TFMessage
+    # the head looks ahead, whatever ran before (other tests turn it to 0.8 rad)
+    command = client.create_publisher(JointState, '/robot1/joint_commands', 10)
+    recorder = JointRecorder(client, 'HeadYaw')
+    try:
+        assert spin_until(client, lambda: command.get_subscription_count() > 0, 20.0)
+        recorder.wait_until_time(SETTLED)
+        command.publish(JointState(name=['HeadYaw'], position=[0.0]))
+        assert spin_until(client, lambda: abs(recorder.samples[-1][1]) < 0.05, 60.0)
+    finally:
+        recorder.close()
+        client.destroy_publisher(command)
     buffer = TfBuffer()
     static = wait_for_messages(client, TFMessage, '/tf_static', count=1, timeout=30.0,
                                qos=qos(1, True))
