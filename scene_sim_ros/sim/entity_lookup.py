@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 Vector = tuple[float, float, float]
 Quaternion = tuple[float, float, float, float]
+JointSample = tuple['np.ndarray', 'np.ndarray', 'np.ndarray']
+"""(positions, velocities, applied efforts) of an entity's movable joints, in scene order."""
 
 
 class EntityLookup:
@@ -44,6 +46,7 @@ class EntityLookup:
     _removed: set[str]
     _readers: dict[tuple[str, str], Any]
     _link_states: dict[tuple[str, str], tuple[Pose, Vector, Vector]]
+    _joint_samples: dict[str, JointSample]
     _pushes: list[Push]
     _steps: int
 

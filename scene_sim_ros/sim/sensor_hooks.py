@@ -35,9 +35,10 @@ def pybullet_draws(sim: Simulation) -> bool:
 
 
 def invalidate_renders(sim: EntityLookup) -> None:
-    """Cached camera frames (and link states) no longer show the world once bodies moved
+    """Cached camera frames (and link and joint states) no longer show the world once bodies moved
     between steps."""
     sim._link_states.clear()  # noqa: SLF001
+    sim._joint_samples.clear()  # noqa: SLF001
     invalidate = getattr(sensors_module(), 'invalidate_renders', None)
     if invalidate is not None:
         invalidate(sim)

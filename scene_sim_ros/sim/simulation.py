@@ -36,7 +36,7 @@ from ..scene.transforms import quat_from_axis_angle, quat_multiply, quat_normali
 from .body_pool import BodyPool
 from .bounce import Bounce
 from .builder import Builder, BuiltEntity
-from .entity_lookup import Quaternion, Vector
+from .entity_lookup import JointSample, Quaternion, Vector
 from .guard import ExplosionGuard
 from .materials import fit_materials
 from .meshes import default_mesh_dir
@@ -88,6 +88,8 @@ class Simulation(StateQueries, WorldEdits):
         self._readers: dict[tuple[str, str], Any] = {}
         self._link_states: dict[tuple[str, str], tuple[Pose, Vector, Vector]] = {}
         """:meth:`link_world_state` of this step (emptied by every step and every teleport)."""
+        self._joint_samples: dict[str, JointSample] = {}
+        """Joint states read since the last step (see ``_joint_sample``), by entity."""
         self._pushes: list[Push] = []
         self._steps = 0
         self._guard = ExplosionGuard(self)
@@ -197,6 +199,7 @@ class Simulation(StateQueries, WorldEdits):
                 self._wires.apply(self.step_length / self.substeps)
                 self._bounce.before_step()
                 pb.stepSimulation(physicsClientId=self.client)
+                self._joint_samples.clear()
                 self._bounce.after_step()
             self._link_states.clear()
             self._steps += 1
@@ -212,9 +215,8 @@ class Simulation(StateQueries, WorldEdits):
             if built.parts:
                 self._apply_part_motors(built)
                 continue
-            states = pb.getJointStates(built.body, built.joint_indices, physicsClientId=client)
-            positions = np.fromiter((s[0] for s in states), float, len(states))
-            velocities = np.fromiter((s[1] for s in states), float, len(states))
+            # read after the last step by the node's joint states already, or read now
+            positions, velocities, _ = self._joint_sample(built)
             out = built.motors.output(positions, velocities)
             pb.setJointMotorControlArray(built.body, built.joint_indices, pb.VELOCITY_CONTROL,
                                          targetVelocities=out.velocities.tolist(),
@@ -227,9 +229,7 @@ class Simulation(StateQueries, WorldEdits):
     def _apply_part_motors(self, built: BuiltEntity) -> None:
         """:meth:`_apply_motors` for an entity of several PyBullet bodies (see ``Part``)."""
         client = self.client
-        states = self._joint_states(built)
-        positions = np.fromiter((s[0] for s in states), float, len(states))
-        velocities = np.fromiter((s[1] for s in states), float, len(states))
+        positions, velocities, _ = self._joint_sample(built)
         out = built.motors.output(positions, velocities)
         efforts = dict(zip(out.effort_joints.tolist(), out.efforts.tolist()))
         for body, indices, ks in built.joint_groups():

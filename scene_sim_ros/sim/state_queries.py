@@ -18,7 +18,7 @@ from ..errors import CommandError, SimulationError
 from ..scene import Pose
 from ..scene.transforms import cross, quat_normalized, vec3
 from .builder import BuiltEntity, place_parts
-from .entity_lookup import EntityLookup, Quaternion, Vector
+from .entity_lookup import EntityLookup, JointSample, Quaternion, Vector
 from .motors import POSITION
 from .sensor_hooks import invalidate_renders
 
@@ -206,12 +206,9 @@ class StateQueries(EntityLookup):
         built = self._built(entity)
         if not built.joint_indices:
             return {}
-        states = self._joint_states(built)
-        motors = built.motors
-        out = {}
-        for k, (joint, state) in enumerate(zip(built.movable_joints, states)):
-            out[joint.name] = (state[0], state[1], motors.effort(k, state[3]))
-        return out
+        positions, velocities, efforts = self.joint_state_arrays(entity)
+        return {joint.name: (float(p), float(v), float(e)) for joint, p, v, e in zip(
+            built.movable_joints, positions, velocities, efforts)}
 
     def joint_state_arrays(self, entity: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`joint_states` as three arrays (position, velocity, effort) in scene order:
@@ -220,9 +217,23 @@ class StateQueries(EntityLookup):
         if not built.joint_indices:
             empty = np.zeros(0)
             return empty, empty, empty
-        positions, velocities, _, applied = zip(*self._joint_states(built))
-        return (np.array(positions, dtype=np.float64), np.array(velocities, dtype=np.float64),
-                built.motors.efforts(np.array(applied, dtype=np.float64)))
+        positions, velocities, applied = self._joint_sample(built)
+        return positions, velocities, built.motors.efforts(applied)
+
+    def _joint_sample(self, built: BuiltEntity) -> JointSample:
+        """(positions, velocities, applied efforts) of ``built``'s movable joints as they are
+        now, read from PyBullet once between two steps: the readers after a step and the
+        motors of the next step share it (read-only arrays; emptied by every step and edit)."""
+        cached = self._joint_samples.get(built.name)
+        if cached is not None:
+            return cached
+        states = self._joint_states(built)
+        count = len(states)
+        positions, velocities, applied = (
+            _frozen(np.fromiter((s[i] for s in states), float, count)) for i in (0, 1, 3))
+        sample = (positions, velocities, applied)
+        self._joint_samples[built.name] = sample
+        return sample
 
     def _joint_states(self, built: BuiltEntity) -> list:
         """PyBullet's joint states of ``built.joint_indices``, in their order."""
@@ -308,3 +319,8 @@ class StateQueries(EntityLookup):
             return self._link_pose(built, -1).position
         return tuple(sum(m * p[k] for m, p in zip(masses, positions)) / total
                      for k in range(3))
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array

@@ -198,6 +198,26 @@ def test_link_world_state_follows_a_teleport_and_every_step():
     assert stepped[1:] == sim.link_world_velocity('crate', root)
 
 
+def test_joint_reads_between_steps_are_shared_and_change_nothing():
+    """A read after a step (the node's joint states) is the one the next step's motors use:
+    the trajectory is bit-identical to a simulation nobody reads, a teleport renews the read,
+    and the shared arrays cannot be changed by a reader."""
+    read, unread = Simulation(_busy_scene()), Simulation(_busy_scene())
+    read.command('arm', 'shoulder', position=1.0)
+    unread.command('arm', 'shoulder', position=1.0)
+    for _ in range(150):
+        read.step(1)
+        unread.step(1)
+        first = read.joint_state_arrays('arm')[0]
+        assert read.joint_state_arrays('arm')[0] is first  # one PyBullet query per step
+    assert _state(read) == _state(unread)
+    with pytest.raises(ValueError, match='read-only'):
+        first[0] = 0.0
+    read.set_joint_position('arm', 'shoulder', -0.5)
+    assert read.joint_state_arrays('arm')[0][0] == -0.5
+    assert read.joint_states('arm')['shoulder'][:2] == (-0.5, 0.0)
+
+
 def test_set_joint_position_teleports_and_servo_holds_it():
     sim = Simulation(scene_of(arm(servo()), gravity=(0, 0, 0)))
     sim.set_joint_position('arm', 'shoulder', 0.8)
