@@ -1,7 +1,7 @@
 """Real-time factor of the ROS node on Game.ros2 (14 NAOs) vs the bare simulation, same run.
 
 Usage: ``python bench/node_rtf.py [SCENE] [--rounds 5] [--window 8] [--robot robot1]
-[--clock-only] [--no-cameras] [--warmup 0] [--node-args "..."]``
+[--clock-only] [--raw] [--no-cameras] [--warmup 0] [--node-args "..."]``
 
 Each round, interleaved:
 
@@ -19,7 +19,9 @@ RTF = simulated seconds per wall second, measured from ``/clock`` over the windo
 it (for bare: ``sim.time``); the window starts 0.5 wall seconds after the node's clock runs,
 and not before its sim time reached ``--warmup`` seconds (some costs only start after seconds of
 sim time). ``--clock-only`` leaves out the consumer of joint states, TF and IMU
-(their cost in the node without a subscriber, and the consumer's own CPU). Reported: medians
+(their cost in the node without a subscriber, and the consumer's own CPU); ``--raw`` receives
+them as serialized bytes and counts them (the node delivers every message as before, the
+consumer leaves out the Python deserialization that keeps one of two cores busy). Reported: medians
 over the rounds, and the overhead ratio node RTF / bare RTF (1.0 = the bridge costs nothing). On
 a machine other processes load, wall-clock RTFs follow the load; the CPU seconds per simulated
 second (bare: this thread; node: its process, all threads, during the plain window) and their
@@ -74,7 +76,7 @@ def process_cpu(pid: int) -> float:
 class Client:
     """Subscribes like a consumer of the node and measures /clock against the wall clock."""
 
-    def __init__(self, robots: list[str], consume: bool = True):
+    def __init__(self, robots: list[str], consume: bool = True, raw: bool = False):
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
         from rclpy.qos import QoSProfile
@@ -90,13 +92,18 @@ class Client:
         count = self._count
         self.node.create_subscription(Clock, '/clock', self._on_clock, 10)
         if consume:
-            self.node.create_subscription(TFMessage, '/tf', count, QoSProfile(depth=100))
+            self.node.create_subscription(TFMessage, '/tf', count, QoSProfile(depth=100),
+                                          raw=raw)
         for robot in robots if consume else ():
-            self.node.create_subscription(JointState, f'/{robot}/joint_states', count, 10)
-            self.node.create_subscription(Imu, f'/{robot}/imu/data_raw', count, 10)
+            self.node.create_subscription(JointState, f'/{robot}/joint_states', count, 10,
+                                          raw=raw)
+            self.node.create_subscription(Imu, f'/{robot}/imu/data_raw', count, 10, raw=raw)
         self.camera_subscriptions = []
         self.robots = list(robots)
         self.delivered: list[float] = []   # per round: frames received / frames published
+        self.per_step = 2 * len(robots) + 1 if consume else 0  # joint states, IMU, /tf
+        self.step_length = 0.0  # set by main()
+        self.received_share: list[float] = []  # per round: messages received / published
 
     def _count(self, msg) -> None:
         self.received += 1
@@ -131,8 +138,12 @@ class Client:
             print(f'warning: {publishers} publishers on /clock', flush=True)
         sim0, wall0 = self.clock, time.monotonic()
         cpu0 = process_cpu(pid) if pid is not None else math.nan
+        received0 = self.received
         self.spin_for(window)
         simulated = self.clock - sim0
+        if pid is not None and self.per_step:
+            published = simulated / self.step_length * self.per_step
+            self.received_share.append((self.received - received0) / published)
         cpu = (process_cpu(pid) - cpu0) / simulated if pid is not None else math.nan
         return simulated / (time.monotonic() - wall0), cpu
 
@@ -235,6 +246,9 @@ def main() -> None:
                         help="whose two cameras are subscribed ('all': every robot's)")
     parser.add_argument('--clock-only', action='store_true',
                         help='subscribe to /clock only (no consumer of joint states, TF, IMU)')
+    parser.add_argument('--raw', action='store_true',
+                        help='take joint states, TF and IMU as serialized bytes (no Python '
+                        'deserialization in the consumer)')
     parser.add_argument('--warmup', type=float, default=0.0,
                         help='sim seconds the node runs before its window starts (its /clock)')
     parser.add_argument('--no-cameras', action='store_true',
@@ -250,7 +264,8 @@ def main() -> None:
     robots = [e.name for e in scene.entities if e.kind == 'robot']
     sim = Simulation(scene)
     sim.step(round(0.5 / sim.step_length))
-    client = Client(robots, consume=not args.clock_only)
+    client = Client(robots, consume=not args.clock_only, raw=args.raw)
+    client.step_length = scene.step_length
     bare, plain, cameras, bare_cpu, node_cpu = [], [], [], [], []
     try:
         for k in range(args.rounds):
@@ -271,7 +286,8 @@ def main() -> None:
         client.close()
         sim.close()
     result = {
-        'consumer': 'clock only' if args.clock_only else 'joint states, TF, IMU of all robots',
+        'consumer': ('clock only' if args.clock_only else 'joint states, TF, IMU of all robots'
+                     + (' (serialized, counted)' if args.raw else '')),
         'scene': args.scene.name, 'robots': len(robots), 'step_length': scene.step_length,
         'rounds': args.rounds, 'window_s': args.window, 'warmup_sim_s': args.warmup,
         'bare_rtf': statistics.median(bare), 'node_rtf': statistics.median(plain),
@@ -283,6 +299,8 @@ def main() -> None:
         'cpu_bare_over_node': statistics.median(b / n for b, n in zip(bare_cpu, node_cpu)),
         'camera_frames_received': (statistics.median(client.delivered) if client.delivered
                                    else math.nan),
+        'messages_received': (statistics.median(client.received_share)
+                              if client.received_share else math.nan),
     }
     print(f"\n{result['scene']} ({result['robots']} robots, step {scene.step_length * 1000:g} ms), "
           f'median of {args.rounds} rounds of {args.window:g} s, load average '
@@ -296,6 +314,8 @@ def main() -> None:
     print(f"  CPU per sim second    bare {result['bare_cpu_per_sim_s']:.3f} s, node (all threads) "
           f"{result['node_cpu_per_sim_s']:.3f} s   x{result['cpu_bare_over_node']:.2f}: the "
           'node on a core of its own, as a share of bare')
+    print(f"  joint states, IMU and /tf received by the consumer: "
+          f"{result['messages_received']:.1%} of those published")
     print(f"  camera frames received in another process: {result['camera_frames_received']:.1%} "
           f'(distinct stamps over the {CAMERA_RATE:g} Hz frames between first and last)')
     print(json.dumps(result))
