@@ -28,7 +28,10 @@ RESULTS = HERE / 'results'
 BENCHMARKS = (
     ('load', 'simrobot_load.py', [], 'Scene load time (Game.ros2, 14 NAOs)'),
     ('physics', 'physics_rtf.py', [], 'Physics-only real-time factor (no ROS)'),
-    ('node', 'node_rtf.py', [], 'ROS node real-time factor and overhead over physics only'),
+    ('node', 'node_rtf.py', ['--warmup', '11'],
+     'ROS node real-time factor and overhead over physics only'),
+    ('node_raw', 'node_rtf.py', ['--warmup', '11', '--raw', '--no-cameras'],
+     'ROS node overhead, consumer taking serialized messages (no Python deserialization)'),
     ('camera', 'camera_pipeline.py', [], 'Camera pipeline vs bare PyBullet rendering'),
     ('gl', 'gl_cameras.py', [], 'GL renderer vs TinyRenderer on Game.ros2'),
     ('delivery', 'ros_delivery.py', [], 'Command latency and camera frames delivered to another process'),
