@@ -8,9 +8,9 @@ Each round, interleaved:
 1. **bare**: the :class:`~scene_sim_ros.Simulation` of the same scene stepped in this process
    for ``--window`` wall seconds (no ROS);
 2. **node**: ``scene-sim-ros run SCENE --real-time-factor 0`` in a child process (joint states,
-   TF and IMU of every robot published after every step, /clock), while this process subscribes
-   to every robot's ``joint_states`` and ``imu/data_raw`` and to ``/tf`` and ``/clock``; no camera
-   is subscribed, so none is rendered;
+   TF and IMU of every robot published after every step, odometry at 50 Hz, /clock), while this
+   process subscribes to every robot's ``joint_states``, ``imu/data_raw`` and ``odom`` and to
+   ``/tf`` and ``/clock``; no camera is subscribed, so none is rendered;
 3. **node + 2 cameras**: the same node, with ``<robot>/CameraTop`` and ``<robot>/CameraBottom``
    ``image_raw`` subscribed as well (rendered at ``publish_rates.camera``, 30 Hz of sim time);
    ``--no-cameras`` leaves this part out (the non-visual topics only, in half the time).
@@ -18,7 +18,7 @@ Each round, interleaved:
 RTF = simulated seconds per wall second, measured from ``/clock`` over the window as a user sees
 it (for bare: ``sim.time``); the window starts 0.5 wall seconds after the node's clock runs,
 and not before its sim time reached ``--warmup`` seconds (some costs only start after seconds of
-sim time). ``--clock-only`` leaves out the consumer of joint states, TF and IMU
+sim time). ``--clock-only`` leaves out the consumer of joint states, TF, IMU and odometry
 (their cost in the node without a subscriber, and the consumer's own CPU); ``--raw`` receives
 them as serialized bytes and counts them (the node delivers every message as before, the
 consumer leaves out the Python deserialization that keeps one of two cores busy). Reported: medians
@@ -46,6 +46,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 CAMERA_RATE = 30.0   # Hz of sim time: the node's publish_rates.camera default
+ODOM_RATE = 50.0     # Hz of sim time: the node's mobile_base.rate default
 GAME = (REPO.parent / 'shared' / 'corpus' / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes'
         / 'Game.ros2')
 
@@ -78,6 +79,7 @@ class Client:
 
     def __init__(self, robots: list[str], consume: bool = True, raw: bool = False):
         import rclpy
+        from nav_msgs.msg import Odometry
         from rclpy.executors import SingleThreadedExecutor
         from rclpy.qos import QoSProfile
         from rosgraph_msgs.msg import Clock
@@ -98,10 +100,12 @@ class Client:
             self.node.create_subscription(JointState, f'/{robot}/joint_states', count, 10,
                                           raw=raw)
             self.node.create_subscription(Imu, f'/{robot}/imu/data_raw', count, 10, raw=raw)
+            self.node.create_subscription(Odometry, f'/{robot}/odom', count, 10, raw=raw)
         self.camera_subscriptions = []
         self.robots = list(robots)
         self.delivered: list[float] = []   # per round: frames received / frames published
         self.per_step = 2 * len(robots) + 1 if consume else 0  # joint states, IMU, /tf
+        self.per_second = ODOM_RATE * len(robots) if consume else 0.0  # odometry
         self.step_length = 0.0  # set by main()
         self.received_share: list[float] = []  # per round: messages received / published
 
@@ -142,7 +146,7 @@ class Client:
         self.spin_for(window)
         simulated = self.clock - sim0
         if pid is not None and self.per_step:
-            published = simulated / self.step_length * self.per_step
+            published = simulated / self.step_length * self.per_step + simulated * self.per_second
             self.received_share.append((self.received - received0) / published)
         cpu = (process_cpu(pid) - cpu0) / simulated if pid is not None else math.nan
         return simulated / (time.monotonic() - wall0), cpu
@@ -245,9 +249,11 @@ def main() -> None:
     parser.add_argument('--robot', default='robot1',
                         help="whose two cameras are subscribed ('all': every robot's)")
     parser.add_argument('--clock-only', action='store_true',
-                        help='subscribe to /clock only (no consumer of joint states, TF, IMU)')
+                        help='subscribe to /clock only (no consumer of joint states, TF, IMU, '
+                        'odometry)')
     parser.add_argument('--raw', action='store_true',
-                        help='take joint states, TF and IMU as serialized bytes (no Python '
+                        help='take joint states, TF, IMU and odometry as serialized bytes (no '
+                        'Python '
                         'deserialization in the consumer)')
     parser.add_argument('--warmup', type=float, default=0.0,
                         help='sim seconds the node runs before its window starts (its /clock)')
@@ -286,7 +292,8 @@ def main() -> None:
         client.close()
         sim.close()
     result = {
-        'consumer': ('clock only' if args.clock_only else 'joint states, TF, IMU of all robots'
+        'consumer': ('clock only' if args.clock_only
+                     else 'joint states, TF, IMU, odometry of all robots'
                      + (' (serialized, counted)' if args.raw else '')),
         'scene': args.scene.name, 'robots': len(robots), 'step_length': scene.step_length,
         'rounds': args.rounds, 'window_s': args.window, 'warmup_sim_s': args.warmup,
@@ -314,7 +321,7 @@ def main() -> None:
     print(f"  CPU per sim second    bare {result['bare_cpu_per_sim_s']:.3f} s, node (all threads) "
           f"{result['node_cpu_per_sim_s']:.3f} s   x{result['cpu_bare_over_node']:.2f}: the "
           'node on a core of its own, as a share of bare')
-    print(f"  joint states, IMU and /tf received by the consumer: "
+    print(f"  joint states, IMU, odometry and /tf received by the consumer: "
           f"{result['messages_received']:.1%} of those published")
     print(f"  camera frames received in another process: {result['camera_frames_received']:.1%} "
           f'(distinct stamps over the {CAMERA_RATE:g} Hz frames between first and last)')
