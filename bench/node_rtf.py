@@ -273,6 +273,7 @@ def main() -> None:
     client = Client(robots, consume=not args.clock_only, raw=args.raw)
     client.step_length = scene.step_length
     bare, plain, cameras, bare_cpu, node_cpu = [], [], [], [], []
+    cameras_label = f'{2 * len(robots) if args.robot == "all" else 2} cameras'
     try:
         for k in range(args.rounds):
             rtf, cpu = bare_rtf(sim, args.window)
@@ -284,7 +285,7 @@ def main() -> None:
             plain.append(p)
             cameras.append(c)
             node_cpu.append(cpu)
-            print(f'round {k + 1}: bare {bare[-1]:.3f}  node {p:.3f}  node+2 cameras {c:.3f}  '
+            print(f'round {k + 1}: bare {bare[-1]:.3f}  node {p:.3f}  node+{cameras_label} {c:.3f}  '
                   f'CPU s per sim s: bare {bare_cpu[-1]:.3f} node {cpu:.3f}  '
                   f'frames received {client.delivered[-1] if client.delivered else math.nan:.1%}',
                   flush=True)
@@ -316,7 +317,7 @@ def main() -> None:
     print(f"  consumer: {result['consumer']}")
     print(f"  node                  RTF {result['node_rtf']:.3f}   "
           f"x{result['node_over_bare']:.2f} of bare")
-    print(f"  node + 2 cameras      RTF {result['node_cameras_rtf']:.3f}   "
+    print(f"  node + {cameras_label:<15}RTF {result['node_cameras_rtf']:.3f}   "
           f"x{result['node_cameras_over_bare']:.2f} of bare")
     print(f"  CPU per sim second    bare {result['bare_cpu_per_sim_s']:.3f} s, node (all threads) "
           f"{result['node_cpu_per_sim_s']:.3f} s   x{result['cpu_bare_over_node']:.2f}: the "
