@@ -136,17 +136,9 @@ class MotorBank:
         if hasattr(self, 'torque'):
             self.torque.reset(self.position_target)
 
-    def effort(self, k: int, applied: float) -> float:
-        """The effort joint ``k`` reports: the commanded effort, a torque-law motor's torque,
-        else ``applied`` (what PyBullet's velocity motor applied)."""
-        if self.mode[k] == EFFORT:
-            return float(self.effort_target[k])
-        if self.is_torque[k] and self.mode[k] == self.torque_mode[k]:
-            return float(self.torque_output[k])
-        return applied
-
     def efforts(self, applied: np.ndarray) -> np.ndarray:
-        """:meth:`effort` of every joint at once (``applied``: PyBullet's, one per joint)."""
+        """The effort each joint reports: the commanded effort, a torque-law motor's torque, else
+        ``applied`` (what PyBullet's velocity motor applied; one per joint)."""
         out = np.array(applied, dtype=np.float64)
         torque_rows = self.is_torque & (self.mode == self.torque_mode)
         out[torque_rows] = self.torque_output[torque_rows]

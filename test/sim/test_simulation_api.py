@@ -6,6 +6,7 @@ import math
 from dataclasses import replace
 
 import numpy as np
+import pybullet as pb
 import pytest
 
 from scene_sim_ros.errors import CommandError, SimulationError
@@ -175,6 +176,11 @@ def test_joint_state_arrays_are_joint_states_in_scene_order():
         assert positions.tolist() == [s[0] for s in states]
         assert velocities.tolist() == [s[1] for s in states]
         assert efforts.tolist() == [s[2] for s in states]
+        built = sim._built(name)  # noqa: SLF001 - PyBullet's own numbers to compare with
+        raw = pb.getJointStates(built.body, built.joint_indices,
+                                physicsClientId=sim.client) if built.joint_indices else []
+        assert positions.tolist() == [s[0] for s in raw]
+        assert velocities.tolist() == [s[1] for s in raw]
     assert sim.joint_state_arrays('pendulum')[2].tolist() == [0.7]
     for link in ('rod', 'base'):
         pose, linear, angular = sim.link_world_state('arm', link)
