@@ -139,7 +139,8 @@ def run_once(args: argparse.Namespace, variant: str) -> dict:
     return dict(rss=growth[0], heap=growth[1], rss_end_kb=after[0], ms=per_cycle_s * 1000)
 
 
-def _cell(values: list[float]) -> str:
+def median_range(values: list[float]) -> str:
+    """A table cell: median [min, max]."""
     return f'{statistics.median(values):.2f} [{min(values):.2f}, {max(values):.2f}]'
 
 
@@ -167,8 +168,8 @@ def main() -> None:
     print('| variant | RSS | malloc in use | RSS at end (MB) | time per cycle (ms) |')
     print('|---|---|---|---|---|')
     for variant, rows in results.items():
-        print(f'| {variant} | {_cell([r["rss"] for r in rows])} | '
-              f'{_cell([r["heap"] for r in rows])} | '
+        print(f'| {variant} | {median_range([r["rss"] for r in rows])} | '
+              f'{median_range([r["heap"] for r in rows])} | '
               f'{statistics.median(r["rss_end_kb"] for r in rows) / 1024:.0f} | '
               f'{statistics.median(r["ms"] for r in rows):.1f} |')
     print(json.dumps(dict(entity=args.entity, index=args.index, cycles=args.cycles,

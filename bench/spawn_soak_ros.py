@@ -35,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from node_rtf import isolate_ros, stop_node  # noqa: E402
 from spawn_clock import Client  # noqa: E402
+from spawn_soak import median_range  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CAR = ROOT / 'scene_sim_ros' / 'data' / 'examples' / 'car.ros2'
@@ -218,10 +219,6 @@ def _growth(args: argparse.Namespace, before: float, after: float, took: float) 
                 ms=took / args.cycles * 1000)
 
 
-def _cell(values: list[float]) -> str:
-    return f'{statistics.median(values):.2f} [{min(values):.2f}, {max(values):.2f}]'
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--cycles', type=int, default=1000, help='measured cycles')
@@ -241,7 +238,7 @@ def main() -> None:
     print('| variant | RSS growth | RSS at end (MB) | time per cycle (ms) |')
     print('|---|---|---|---|')
     for variant, rows in results.items():
-        print(f'| {variant} | {_cell([r["rss"] for r in rows])} | '
+        print(f'| {variant} | {median_range([r["rss"] for r in rows])} | '
               f'{statistics.median(r["rss_end_kb"] for r in rows) / 1024:.0f} | '
               f'{statistics.median(r["ms"] for r in rows):.1f} |')
     print(json.dumps(dict(entity=args.entity, cycles=args.cycles, warmup=args.warmup,
