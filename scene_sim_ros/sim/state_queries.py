@@ -132,18 +132,8 @@ class StateQueries(EntityLookup):
         return self._link_velocity(built, self.link_index(entity, link))
 
     def _link_velocity(self, built: BuiltEntity, index: int) -> tuple[Vector, Vector]:
-        if index < 0:
-            com = pb.getBasePositionAndOrientation(built.body, physicsClientId=self.client)[0]
-            origin = self._link_pose(built, -1).position
-            linear, angular = pb.getBaseVelocity(built.body, physicsClientId=self.client)
-        else:
-            state = pb.getLinkState(*built.locate(index), computeLinkVelocity=1,
-                                    computeForwardKinematics=1, physicsClientId=self.client)
-            com, linear, angular = state[0], state[6], state[7]
-            origin = (Pose(state[0], state[1]) * built.inertial_inverse[index]).position
-        offset = tuple(o - c for o, c in zip(origin, com))
-        linear = tuple(v + w for v, w in zip(linear, cross(angular, offset)))
-        return linear, tuple(angular)
+        _, linear, angular = self._link_state(built, index)
+        return linear, angular
 
     def link_world_state(self, entity: str, link: str) -> tuple[Pose, Vector, Vector]:
         """:meth:`link_world_pose` and :meth:`link_world_velocity` from one PyBullet query
@@ -151,8 +141,13 @@ class StateQueries(EntityLookup):
         cached = self._link_states.get((entity, link))
         if cached is not None:
             return cached
-        built = self._built(entity)
-        index = self.link_index(entity, link)
+        state = self._link_state(self._built(entity), self.link_index(entity, link))
+        self._link_states[(entity, link)] = state
+        return state
+
+    def _link_state(self, built: BuiltEntity, index: int) -> tuple[Pose, Vector, Vector]:
+        """(pose of the link frame, linear velocity of its origin, angular velocity) now, world
+        frame, from one PyBullet query."""
         if index < 0:
             com, orientation = pb.getBasePositionAndOrientation(built.body,
                                                                 physicsClientId=self.client)
@@ -167,9 +162,7 @@ class StateQueries(EntityLookup):
             com, linear, angular = state[0], state[6], state[7]
         offset = tuple(o - c for o, c in zip(pose.position, com))
         linear = tuple(v + w for v, w in zip(linear, cross(angular, offset)))
-        state = (pose, linear, tuple(angular))
-        self._link_states[(entity, link)] = state
-        return state
+        return pose, linear, tuple(angular)
 
     def get_velocity(self, name: str) -> tuple[Vector, Vector]:
         """(linear, angular) world velocity of an entity root or ``"entity/link"``."""
