@@ -100,7 +100,8 @@ class SimNode(Node):
         self.stepper = Stepper(self.sim, self.loop.after_step,
                                real_time_factor=float(self._param('real_time_factor')),
                                paused=bool(self._param('paused')), on_error=self._physics_error,
-                               while_paused=self.loop.while_paused)
+                               while_paused=self.loop.while_paused,
+                               settle=self.publishing.settle)
         self.stepper.add_before_step(self.loop.before_step)
         self.dynamic_tf = self.loop.dynamic_tf
         self.static_tf = StaticTransforms(self, shared_topic('/tf_static', self.isolated))
@@ -122,8 +123,10 @@ class SimNode(Node):
         from ..sim.simulation import Simulation
         self.get_logger().info('building the PyBullet world ...')
         started = time.perf_counter()
+        # release_gil: the physics thread owns the simulation (see .stepper), and publishing
+        # overlaps the next step (see .publishing)
         sim = Simulation(self.scene, gui=bool(self._param('gui')), seed=int(self._param('seed')),
-                         renderer=str(self._param('renderer')) or None)
+                         renderer=str(self._param('renderer')) or None, release_gil=True)
         self.get_logger().info(f'world built in {time.perf_counter() - started:.1f} s')
         for warning in sim.warnings:
             self.get_logger().warning(warning)
@@ -235,6 +238,7 @@ class SimNode(Node):
     def stop(self) -> None:
         """Stop the physics thread and the extensions, release the simulation."""
         self.stepper.stop()
+        self.publishing.close()
         for module in self.extensions:
             shutdown = getattr(module, 'shutdown', None)
             if shutdown is not None:

@@ -4,12 +4,19 @@
 Publishing runs on the physics thread: a DDS error must not stop the simulation, so it is
 counted and warned about (at most every :data:`WARNING_PERIOD` per topic); errors while the
 context shuts down are no errors. Rejected commands (executor thread) are counted the same way.
+
+What a step publishes can be handed to DDS while the next step runs: between :meth:`hold` and
+:meth:`send` the physics thread's messages are collected, and :class:`Outbox` publishes them on
+its own thread. That only pays where PyBullet steps without the GIL (``sim.release_gil``);
+otherwise the two threads would just take turns. At most one step's messages are in flight:
+:meth:`hold` and :meth:`settle` wait for the previous ones.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rclpy.node import Node
@@ -32,10 +39,49 @@ class Publishing:
         self._errors = node.create_publisher(UInt64, '~/publish_errors', qos.LATCHED)
         _publish_counter(self._rejected, 0)
         _publish_counter(self._errors, 0)
+        self._outbox: Outbox | None = None
+        self._held: list[tuple[Any, Any]] | None = None
+        self._holder = 0  # the thread whose messages are held
 
     def publish(self, publisher: Any, msg: Any) -> None:
         """Publish, never raise: DDS errors are counted; errors while the context shuts down
-        are not errors."""
+        are not errors. Between :meth:`hold` and :meth:`send`, the holding thread's messages
+        are collected instead."""
+        held = self._held
+        if held is not None and threading.get_ident() == self._holder:
+            held.append((publisher, msg))
+            return
+        self._publish_now(publisher, msg)
+
+    def hold(self) -> None:
+        """Collect what this thread publishes until :meth:`send` (after the previous
+        collection went out)."""
+        self.settle()
+        self._held = []
+        self._holder = threading.get_ident()
+
+    def send(self) -> None:
+        """Hand the collected messages to the outbox thread (started on first use), in the
+        order they were published."""
+        held, self._held = self._held, None
+        if not held:
+            return
+        if self._outbox is None:
+            self._outbox = Outbox(self._publish_now)
+        self._outbox.post(held)
+
+    def settle(self) -> None:
+        """Wait until everything handed to the outbox is published."""
+        if self._outbox is not None:
+            self._outbox.drain()
+
+    def close(self) -> None:
+        """Publish what is still in the outbox and end its thread."""
+        if self._outbox is not None:
+            self._outbox.close()
+            self._outbox = None
+
+    def _publish_now(self, publisher: Any, msg: Any) -> None:
         try:
             publisher.publish(msg)
         except Exception as err:  # noqa: BLE001 - RCLError, InvalidHandle during shutdown
@@ -64,6 +110,57 @@ class Publishing:
         if now - self._last_warning.get(key, -1e9) >= WARNING_PERIOD:
             self._last_warning[key] = now
             self._node.get_logger().warning(text)
+
+
+class Outbox:
+    """A thread that publishes batches of ``(publisher, message)``: :meth:`post` hands over
+    one (after the previous one is done), :meth:`drain` waits for it."""
+
+    def __init__(self, publish: Callable[[Any, Any], None]):
+        self._publish = publish
+        self._wake = threading.Condition()
+        self._batch: list[tuple[Any, Any]] | None = None  # posted, not yet taken
+        self._busy = False  # a batch is being published
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name='publishing', daemon=True)
+        self._thread.start()
+
+    def post(self, batch: list[tuple[Any, Any]]) -> None:
+        with self._wake:
+            while (self._batch is not None or self._busy) and self._thread.is_alive():
+                self._wake.wait(0.1)
+            if self._closed:
+                raise RuntimeError('the outbox is closed')
+            self._batch = batch
+            self._wake.notify_all()
+
+    def drain(self) -> None:
+        with self._wake:
+            while (self._batch is not None or self._busy) and self._thread.is_alive():
+                self._wake.wait(0.1)
+
+    def close(self) -> None:
+        with self._wake:
+            self._closed = True
+            self._wake.notify_all()
+        self._thread.join(5.0)
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while self._batch is None and not self._closed:
+                    self._wake.wait()
+                batch, self._batch = self._batch, None
+                if batch is None:  # closed, and nothing left
+                    return
+                self._busy = True
+            try:
+                for publisher, msg in batch:
+                    self._publish(publisher, msg)  # never raises (Publishing counts errors)
+            finally:
+                with self._wake:
+                    self._busy = False
+                    self._wake.notify_all()
 
 
 def _publish_counter(publisher: Any, count: int) -> None:

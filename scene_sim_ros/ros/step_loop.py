@@ -57,13 +57,22 @@ class StepLoop:
                 bridge.before_step(t)
 
     def after_step(self, t: float) -> None:
-        self._publish_clock(t)
-        self._steps += 1
-        step = self._steps
-        for bridge in self.bridges:
-            bridge.step(t, step)
-        if self._tf_rate.due(t):
-            self.publish_tf(t, step)
+        """Publish what step ``t`` produced. Where PyBullet steps without the GIL, the messages
+        go out on the outbox thread while the next step runs (see :mod:`.publishing`)."""
+        overlap = self._sim.release_gil
+        if overlap:
+            self._publishing.hold()
+        try:
+            self._publish_clock(t)
+            self._steps += 1
+            step = self._steps
+            for bridge in self.bridges:
+                bridge.step(t, step)
+            if self._tf_rate.due(t):
+                self.publish_tf(t, step)
+        finally:
+            if overlap:
+                self._publishing.send()
 
     def while_paused(self, t: float) -> None:
         """Paused: repeat /clock, and now and then TF and joint states, so that RViz and other
@@ -101,8 +110,4 @@ class StepLoop:
                 bridge.sample_joints(step)
                 positions.append(bridge.positions)
         joint_positions = np.concatenate(positions) if positions else np.zeros(0)
-        try:
-            self.dynamic_tf.publish(t, poses, joint_positions)
-        except Exception as err:  # noqa: BLE001 - RCLError, or the context shutting down
-            if self._node.context.ok():
-                self._publishing.count_publish_error('/tf', err)
+        self.dynamic_tf.publish(t, poses, joint_positions, self._publishing.publish)

@@ -6,6 +6,11 @@ hooks (trajectories), then ``sim.step(1)``, then ``after_step(time)`` (publishin
 never touch the simulation; they submit tasks and return, so a burst of messages cannot stall the
 physics and the physics never waits for the executor.
 
+Messages of a step may still be going out while the next step runs (``after_step`` hands them to
+another thread, see ``.publishing``): ``settle()`` waits for them, and the loop calls it before
+anything that others could take as "the step is done": queued tasks, completing ``step(n)``
+requests, idling while paused, stopping.
+
 Pacing: with ``real_time_factor`` r > 0 the loop keeps ``sim_elapsed / wall_elapsed`` at r by
 sleeping before each step; when it falls behind by more than :data:`MAX_LAG` wall seconds it
 re-anchors instead of stepping in a burst to catch up. r = 0 steps as fast as possible. Paused,
@@ -51,8 +56,10 @@ class Stepper:
     def __init__(self, sim: Any, after_step: Callable[[float], None], *,
                  real_time_factor: float = 1.0, paused: bool = False,
                  on_error: Callable[[str, BaseException], None] | None = None,
-                 while_paused: Callable[[float], None] | None = None):
+                 while_paused: Callable[[float], None] | None = None,
+                 settle: Callable[[], None] | None = None):
         self.sim = sim
+        self._settle = settle or (lambda: None)
         self._after_step = after_step
         self._before_step: list[Callable[[float], None]] = []
         self._tasks: collections.deque[tuple[Callable[[], Any], Future | None]] = (
@@ -91,6 +98,7 @@ class Stepper:
             self._wake.notify_all()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
+        self._settle()
         while self._tasks:
             _, future = self._tasks.popleft()
             if future is not None:
@@ -199,7 +207,9 @@ class Stepper:
             if self._requested_steps > 0:
                 self._requested_steps -= 1
                 return True
-            if not self._tasks:
+        self._settle()
+        with self._wake:
+            if not (self._tasks or self._stop or self._requested_steps) and self._paused:
                 self._wake.wait(IDLE_WAIT)
         self._paused_tick()
         return False
@@ -216,6 +226,8 @@ class Stepper:
 
     def _run_tasks(self) -> None:
         tasks = self._tasks
+        if tasks:
+            self._settle()
         while tasks:
             task, future = tasks.popleft()
             if future is not None and not future.set_running_or_notify_cancel():
@@ -268,6 +280,7 @@ class Stepper:
             self._complete_step_waiters(after)
 
     def _complete_step_waiters(self, sim_time: float) -> None:
+        self._settle()
         with self._wake:
             done = [f for target, f in self._step_waiters if target <= self.steps]
             self._step_waiters = [(t, f) for t, f in self._step_waiters if t > self.steps]

@@ -15,7 +15,7 @@ A mobile base (an entity with :attr:`EntityFrames.odometry`) has ``world -> <ent
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -298,10 +298,16 @@ class DynamicTransforms:
         return self._serialized.serialize(time, values)
 
     def publish(self, time: float, root_poses: Sequence[tuple[Sequence[float], Sequence[float]]],
-                joint_positions: np.ndarray) -> None:
+                joint_positions: np.ndarray,
+                publish: Callable[[Any, bytes], None] | None = None) -> None:
+        """Publish the frames (``publish(publisher, message)``: how; default directly)."""
         if self._serialized is None or not self._serialized.count:
             return
-        self._publisher.publish(self.message(time, root_poses, joint_positions))
+        message = self.message(time, root_poses, joint_positions)
+        if publish is None:
+            self._publisher.publish(message)
+        else:
+            publish(self._publisher, message)
 
 
 class StaticTransforms:

@@ -22,7 +22,8 @@ delete and reset (``world_edits``); ``sensor_hooks`` links to :mod:`scene_sim_ro
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from .entity_lookup import JointSample, Quaternion, Vector
 from .guard import ExplosionGuard
 from .materials import fit_materials
 from .meshes import default_mesh_dir
+from .native_step import native_step
 from .sensor_hooks import prepare_rendering, pybullet_draws, reader_factory
 from .shapes import ShapeCache
 from .state_queries import ContactPoint, Push, StateQueries
@@ -61,12 +63,15 @@ class Simulation(StateQueries, WorldEdits):
     ``seed`` seeds :attr:`rng` (sensor noise). ``solver_iterations`` sets PyBullet's constraint
     solver iterations. ``mesh_dir`` receives the .obj files of inline meshes. ``renderer``
     ('auto', 'gl' or 'tiny'; default ``$SCENE_SIM_ROS_RENDERER`` or 'auto') draws the cameras
-    (:mod:`scene_sim_ros.sim.sensors.rendering`).
+    (:mod:`scene_sim_ros.sim.sensors.rendering`). ``release_gil`` lets other Python threads run
+    while PyBullet steps (:mod:`.native_step`); the caller then promises that no other thread
+    uses this simulation meanwhile.
     """
 
     def __init__(self, scene: Scene, gui: bool = False, *, seed: int = 0,
                  solver_iterations: int = DEFAULT_SOLVER_ITERATIONS,
-                 mesh_dir: Path | None = None, renderer: str | None = None):
+                 mesh_dir: Path | None = None, renderer: str | None = None,
+                 release_gil: bool = False):
         self.scene = scene
         self.step_length = float(scene.step_length)
         self.seed = seed
@@ -92,6 +97,8 @@ class Simulation(StateQueries, WorldEdits):
         """Joint states read since the last step (see ``_joint_sample``), by entity."""
         self._pushes: list[Push] = []
         self._steps = 0
+        self.release_gil = release_gil and not gui
+        self._physics_step: Callable[[], None] | None = None  # chosen at the first step
         self._guard = ExplosionGuard(self)
         prepare_rendering(self, scene, renderer)
         self._shapes.visuals = gui or pybullet_draws(self)
@@ -164,6 +171,7 @@ class Simulation(StateQueries, WorldEdits):
             except pb.error:
                 pass
             self.client = -1
+            self._physics_step = None  # the native step's handle is gone with the client
 
     def __enter__(self) -> Simulation:
         return self
@@ -198,7 +206,7 @@ class Simulation(StateQueries, WorldEdits):
                 self._apply_pushes(last=sub == 1)
                 self._wires.apply(self.step_length / self.substeps)
                 self._bounce.before_step()
-                pb.stepSimulation(physicsClientId=self.client)
+                (self._physics_step or self._choose_physics_step())()
                 self._joint_samples.clear()
                 self._bounce.after_step()
             self._link_states.clear()
@@ -206,6 +214,15 @@ class Simulation(StateQueries, WorldEdits):
             self._guard.check(self._steps)
             for reader in list(self._readers.values()):
                 reader.after_step()
+
+    def _choose_physics_step(self) -> Callable[[], None]:
+        """PyBullet's step, without the GIL where asked for and possible (checked once the
+        world has bodies, see :func:`.native_step.native_step`)."""
+        client = self.client
+        native = native_step(client) if self.release_gil else None
+        self.release_gil = native is not None
+        self._physics_step = native or partial(pb.stepSimulation, physicsClientId=client)
+        return self._physics_step
 
     def _apply_motors(self) -> None:
         client = self.client

@@ -190,3 +190,25 @@ def test_while_paused_hook_repeats_the_paused_time():
         stepper.stop()
     assert set(ticks[:3]) == {0.0}
     assert ticks[-1] == pytest.approx(0.04)
+
+
+def test_what_a_step_left_in_flight_is_settled_before_others_see_the_step_done():
+    """``settle`` (the node: wait for the outbox) runs after the last requested step's
+    after_step and before its Future completes, before queued tasks, and when the loop idles."""
+    events = []
+    sim = FakeSim()
+    stepper = Stepper(sim, lambda t: events.append(('after_step', round(t, 3))),
+                      real_time_factor=0.0, paused=True, settle=lambda: events.append('settle'))
+    stepper.start()
+    try:
+        assert wait(lambda: 'settle' in events)  # idling while paused
+        events.clear()
+        stepper.request_steps(2).add_done_callback(lambda _: events.append('done'))
+        assert wait(lambda: 'done' in events)
+        steps = [k for k, e in enumerate(events) if e == ('after_step', 0.02)]
+        assert steps and events[steps[0] + 1:steps[0] + 3] == ['settle', 'done']
+        events.clear()
+        stepper.submit(lambda: events.append('task')).result(timeout=2.0)
+        assert events.index('settle') < events.index('task')
+    finally:
+        stepper.stop()

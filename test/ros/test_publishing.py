@@ -1,0 +1,130 @@
+"""Publishing (scene_sim_ros.ros.publishing) on fake publishers: what a step publishes between
+``hold`` and ``send`` goes out in order on the outbox thread, other threads publish at once, and
+a failing publisher is counted without stopping the outbox. No DDS needed."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from scene_sim_ros.ros.publishing import Outbox, Publishing
+
+
+class FakePublisher:
+    def __init__(self, topic: str = '/fake', fail: bool = False):
+        self.topic_name = topic
+        self.fail = fail
+        self.got: list = []
+        self.threads: set[int] = set()
+
+    def publish(self, msg) -> None:
+        if self.fail:
+            raise RuntimeError('DDS said no')
+        self.got.append(msg)
+        self.threads.add(threading.get_ident())
+
+
+class FakeContext:
+    def ok(self) -> bool:
+        return True
+
+
+class FakeLogger:
+    def __init__(self):
+        self.warnings: list[str] = []
+
+    def warning(self, text: str) -> None:
+        self.warnings.append(text)
+
+
+class FakeNode:
+    def __init__(self):
+        self.context = FakeContext()
+        self.logger = FakeLogger()
+
+    def create_publisher(self, msg_type, topic, qos) -> FakePublisher:
+        return FakePublisher(topic)
+
+    def get_logger(self) -> FakeLogger:
+        return self.logger
+
+
+@pytest.fixture
+def publishing():
+    out = Publishing(FakeNode())
+    yield out
+    out.close()
+
+
+def test_held_messages_go_out_in_order_on_the_outbox_thread(publishing):
+    publisher = FakePublisher()
+    publishing.hold()
+    for k in range(5):
+        publishing.publish(publisher, k)
+    assert publisher.got == []
+    publishing.send()
+    publishing.settle()
+    assert publisher.got == [0, 1, 2, 3, 4]
+    assert threading.get_ident() not in publisher.threads
+    publishing.publish(publisher, 5)  # not held: at once, on this thread
+    assert publisher.got[-1] == 5 and threading.get_ident() in publisher.threads
+
+
+def test_other_threads_publish_at_once_while_one_holds(publishing):
+    held, direct = FakePublisher(), FakePublisher()
+    publishing.hold()
+    publishing.publish(held, 'step')
+    other = threading.Thread(target=publishing.publish, args=(direct, 'command'))
+    other.start()
+    other.join()
+    assert direct.got == ['command'] and held.got == []
+    publishing.send()
+    publishing.settle()
+    assert held.got == ['step']
+
+
+def test_the_next_hold_waits_for_the_previous_batch(publishing):
+    publisher = FakePublisher()
+    for step in range(20):
+        publishing.hold()
+        publishing.publish(publisher, (step, 'a'))
+        publishing.publish(publisher, (step, 'b'))
+        publishing.send()
+    publishing.settle()
+    assert publisher.got == [(s, p) for s in range(20) for p in 'ab']
+
+
+def test_a_failing_publisher_is_counted_and_the_outbox_goes_on(publishing):
+    bad, good = FakePublisher('/bad', fail=True), FakePublisher('/good')
+    publishing.hold()
+    publishing.publish(bad, 1)
+    publishing.publish(good, 2)
+    publishing.send()
+    publishing.settle()
+    assert publishing.publish_errors == 1
+    assert good.got == [2]
+    assert any('/bad' in w for w in publishing._node.logger.warnings)
+    publishing.hold()
+    publishing.publish(good, 3)
+    publishing.send()
+    publishing.settle()
+    assert good.got == [2, 3]
+
+
+def test_close_publishes_what_is_left_and_ends_the_thread():
+    publisher = FakePublisher()
+    slow = []
+
+    def publish(target, msg):
+        time.sleep(0.01)
+        slow.append(msg)
+        target.publish(msg)
+    outbox = Outbox(publish)
+    outbox.post([(publisher, k) for k in range(5)])
+    outbox.close()
+    assert publisher.got == [0, 1, 2, 3, 4]
+    assert not outbox._thread.is_alive()
+    with pytest.raises(RuntimeError, match='closed'):
+        outbox.post([(publisher, 5)])

@@ -1,0 +1,125 @@
+"""PyBullet steps without the GIL (scene_sim_ros.sim.native_step): the same trajectory bit for
+bit, other threads run meanwhile, and a PyBullet build without the client table falls back to
+``pybullet.stepSimulation``."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import pybullet as pb
+import pytest
+
+from scene_sim_ros.sim import native_step
+from scene_sim_ros.sim.simulation import Simulation
+
+from .conftest import arm, ball, crate, ground, pendulum, scene_of, servo
+
+
+def _busy_scene():
+    return scene_of(ground(), arm(servo(max_velocity=2.0)), crate(position=(1.0, 0.0, 0.3)),
+                    ball(position=(1.0, 0.02, 0.8)), pendulum(start_angle=0.4), step_length=0.005)
+
+
+def _state(sim: Simulation) -> list:
+    return [(sim.get_pose(name), sim.get_velocity(name), sorted(sim.joint_states(name).items()))
+            for name in sim.entity_names()]
+
+
+def _drive(sim: Simulation) -> None:
+    sim.command('arm', 'shoulder', position=1.0)
+    sim.step(150)
+    sim.apply_force('crate', None, (5.0, 0.0, 0.0), duration=0.1)
+    sim.step(150)
+
+
+def test_steps_without_the_gil_give_the_same_trajectory_bit_for_bit():
+    native, plain = Simulation(_busy_scene(), release_gil=True), Simulation(_busy_scene())
+    _drive(native)
+    _drive(plain)
+    assert native.release_gil, 'this PyBullet build offers no native step (see native_step.py)'
+    assert not plain.release_gil
+    assert _state(native) == _state(plain)
+    native.reset()  # a rebuilt world keeps its client: the same handle steps it
+    plain.reset()
+    _drive(native)
+    _drive(plain)
+    assert _state(native) == _state(plain)
+
+
+def test_other_threads_run_while_pybullet_steps():
+    """With a switch interval of 10 s, the spinning thread gets the GIL only where the stepping
+    thread releases it: never during pybullet.stepSimulation, always during the native step."""
+    sim = Simulation(_busy_scene())
+    step = native_step.native_step(sim.client)
+    assert step is not None
+    counter, stop = [0], threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            counter[0] += 1
+            time.sleep(0)  # gives the GIL back, so the stepping thread never waits 10 s for it
+
+    interval = sys.getswitchinterval()
+    spinner = threading.Thread(target=spin, daemon=True)
+    spinner.start()
+    sys.setswitchinterval(10.0)
+    try:
+        before = counter[0]
+        for _ in range(300):
+            pb.stepSimulation(physicsClientId=sim.client)
+        with_gil = counter[0] - before
+        before = counter[0]
+        for _ in range(300):
+            step()
+        without_gil = counter[0] - before
+    finally:
+        sys.setswitchinterval(interval)
+        stop.set()
+        spinner.join()
+    assert with_gil == 0
+    assert without_gil > 0
+
+
+def test_a_pybullet_without_the_client_table_falls_back(monkeypatch):
+    native_step._library.cache_clear()
+    monkeypatch.setattr(native_step, '_elf_symbols', lambda path, names: {})
+    try:
+        sim = Simulation(_busy_scene(), release_gil=True)
+        assert native_step.native_step(sim.client) is None
+        _drive(sim)
+        assert not sim.release_gil
+        assert _state(sim) == _state(_driven(Simulation(_busy_scene())))
+    finally:
+        native_step._library.cache_clear()
+
+
+def _driven(sim: Simulation) -> Simulation:
+    _drive(sim)
+    return sim
+
+
+def test_client_ids_that_are_not_connected_get_no_native_step():
+    assert native_step.native_step(-1) is None
+    assert native_step.native_step(native_step.MAX_PHYSICS_CLIENTS) is None
+    assert native_step.native_step(native_step.MAX_PHYSICS_CLIENTS - 1) is None
+
+
+def test_elf_symbols_reads_the_static_symbol_table(tmp_path):
+    symbols = native_step._elf_symbols(pb.__file__, {native_step.CLIENT_TABLE, 'no such symbol'})
+    assert symbols[native_step.CLIENT_TABLE][1] == 8 * native_step.MAX_PHYSICS_CLIENTS
+    assert 'no such symbol' not in symbols
+    not_elf = tmp_path / 'not.so'
+    not_elf.write_bytes(b'#!/bin/sh\n' * 10)
+    with pytest.raises(ValueError, match='ELF'):
+        native_step._elf_symbols(str(not_elf), {native_step.CLIENT_TABLE})
+
+
+def test_a_closed_simulation_refuses_to_step_instead_of_using_a_stale_handle():
+    # no motors, so that nothing before the physics step asks PyBullet first
+    sim = Simulation(scene_of(ground(), ball(position=(0.0, 0.0, 0.5))), release_gil=True)
+    sim.step(2)
+    sim.close()
+    with pytest.raises(pb.error):
+        sim.step(1)
