@@ -167,12 +167,18 @@ class EntityBridge:
         if not self.is_robot:
             return
         self.sample_joints(step)
+        # the arrays are new every step and never changed: the outbox thread may build from them
+        self.node.publish_built(self.joint_state_publisher, self._joint_state_bytes, t,
+                                self.positions, self._velocities, self._efforts)
+
+    def _joint_state_bytes(self, t: float, positions: np.ndarray, velocities: np.ndarray,
+                           efforts: np.ndarray) -> bytes:
         values = self._joint_state.values
-        n = len(self.joint_names)
-        values[:n] = self.positions
-        values[n:2 * n] = self._velocities
-        values[2 * n:] = self._efforts
-        self.node.publish(self.joint_state_publisher, self._joint_state.serialize(t))
+        n = len(positions)
+        values[:n] = positions
+        values[n:2 * n] = velocities
+        values[2 * n:] = efforts
+        return self._joint_state.serialize(t)
 
     @property
     def wants_before_step(self) -> bool:

@@ -322,20 +322,29 @@ class MobileBase:
         return truth, self.estimator.estimate
 
     def publish(self, t: float) -> None:
+        """Read here (physics thread); :meth:`_message` builds the message, on the outbox
+        thread where the node has one."""
         truth, estimate = self.estimate()
+        _, linear, angular = self.node.sim.link_world_state(self.name, self.base_link)
+        scale = 1.0 + self.estimator.noise.drift_linear
+        variances = self.estimator.variances(COVARIANCE_FLOOR)
+        changed = variances != self._pose_variances
+        self._pose_variances = variances
+        self.node.publish_built(self.odom_publisher, self._message, t, truth, estimate, linear,
+                                angular, scale, variances if changed else None)
+
+    def _message(self, t: float, truth: Pose, estimate: Pose, linear: Sequence[float],
+                 angular: Sequence[float], scale: float,
+                 variances: tuple[float, float] | None) -> bytes:
         values = self._odom.values
         values[0:3] = estimate.position
         values[3:7] = estimate.orientation
-        _, linear, angular = self.node.sim.link_world_state(self.name, self.base_link)
-        scale = 1.0 + self.estimator.noise.drift_linear
         values[7:10] = _rotate_into(truth.orientation, linear)
         values[7:10] *= scale
         values[10:13] = _rotate_into(truth.orientation, angular)
-        variances = self.estimator.variances(COVARIANCE_FLOOR)
-        if variances != self._pose_variances:
-            self._pose_variances = variances
+        if variances is not None:
             values[13:49] = _covariance(*variances)
-        self.node.publish(self.odom_publisher, self._odom.serialize(t))
+        return self._odom.serialize(t)
 
     def tf_poses(self, root_pose: tuple[Sequence[float], Sequence[float]]
                  ) -> tuple[tuple[Sequence[float], Sequence[float]],

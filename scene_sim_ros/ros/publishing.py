@@ -7,17 +7,22 @@ context shuts down are no errors. Rejected commands (executor thread) are counte
 
 What a step publishes can be handed to DDS while the next step runs: between :meth:`hold` and
 :meth:`send` the physics thread's messages are collected, and :class:`Outbox` publishes them on
-its own thread. That only pays where PyBullet steps without the GIL (``sim.release_gil``);
-otherwise the two threads would just take turns. At most one step's messages are in flight:
-:meth:`hold` and :meth:`settle` wait for the previous ones.
+its own thread, while PyBullet steps without the GIL (:meth:`open_window`).
+:meth:`publish_built` goes further: the physics thread reads the simulation, and
+the outbox thread builds the message from what was read (filling and serializing a template).
+That only pays where PyBullet steps without the GIL (``sim.release_gil``); otherwise the two
+threads would just take turns. At most one step's messages are in flight: :meth:`hold` and
+:meth:`settle` publish what is left of the previous ones first.
 """
 
 from __future__ import annotations
 
+import collections
+import math
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from rclpy.node import Node
 from std_msgs.msg import UInt64
@@ -53,6 +58,16 @@ class Publishing:
             return
         self._publish_now(publisher, msg)
 
+    def publish_built(self, publisher: Any, build: Callable[..., Any], *args: Any) -> None:
+        """Publish ``build(*args)``. While this thread's messages are held, ``build`` runs on
+        the outbox thread during the next step: it may use only ``args`` (values nobody changes
+        afterwards) and objects of its own that only it writes (a message template)."""
+        held = self._held
+        if held is not None and threading.get_ident() == self._holder:
+            held.append((publisher, _Build(build, args)))
+            return
+        self._publish_now(publisher, _Build(build, args))
+
     def hold(self) -> None:
         """Collect what this thread publishes until :meth:`send` (after the previous
         collection went out)."""
@@ -71,9 +86,15 @@ class Publishing:
         self._outbox.post(held)
 
     def settle(self) -> None:
-        """Wait until everything handed to the outbox is published."""
+        """Publish now what the outbox still holds (after its item in hand)."""
         if self._outbox is not None:
             self._outbox.drain()
+
+    def open_window(self, seconds: float) -> None:
+        """The physics thread releases the GIL for about ``seconds``: the outbox may publish
+        meanwhile (``sim.on_gil_release``)."""
+        if self._outbox is not None:
+            self._outbox.open_window(seconds)
 
     def close(self) -> None:
         """Publish what is still in the outbox and end its thread."""
@@ -83,6 +104,8 @@ class Publishing:
 
     def _publish_now(self, publisher: Any, msg: Any) -> None:
         try:
+            if type(msg) is _Build:
+                msg = msg.build(*msg.args)
             publisher.publish(msg)
         except Exception as err:  # noqa: BLE001 - RCLError, InvalidHandle during shutdown
             if self._node.context.ok():
@@ -112,55 +135,80 @@ class Publishing:
             self._node.get_logger().warning(text)
 
 
+class _Build(NamedTuple):
+    """A message still to be built: ``build(*args)`` (see :meth:`Publishing.publish_built`)."""
+
+    build: Callable[..., Any]
+    args: tuple[Any, ...]
+
+
 class Outbox:
-    """A thread that publishes batches of ``(publisher, message)``: :meth:`post` hands over
-    one (after the previous one is done), :meth:`drain` waits for it."""
+    """A thread that publishes ``(publisher, message)`` items, but only inside windows: while
+    the physics thread steps PyBullet without the GIL (:meth:`open_window`, for about as long
+    as a step takes). Outside them it leaves the GIL to the physics thread, which would
+    otherwise wait for it; :meth:`drain` publishes what is left on the calling thread."""
 
     def __init__(self, publish: Callable[[Any, Any], None]):
         self._publish = publish
         self._wake = threading.Condition()
-        self._batch: list[tuple[Any, Any]] | None = None  # posted, not yet taken
-        self._busy = False  # a batch is being published
+        self._items: collections.deque[tuple[Any, Any]] = collections.deque()
+        self._window_end = 0.0  # perf_counter() until which this thread may publish
+        self._busy = False  # this thread is publishing an item
         self._closed = False
         self._thread = threading.Thread(target=self._run, name='publishing', daemon=True)
         self._thread.start()
 
     def post(self, batch: list[tuple[Any, Any]]) -> None:
+        """Queue ``batch``; it goes out in the next windows, or with :meth:`drain`."""
         with self._wake:
-            while (self._batch is not None or self._busy) and self._thread.is_alive():
-                self._wake.wait(0.1)
             if self._closed:
                 raise RuntimeError('the outbox is closed')
-            self._batch = batch
-            self._wake.notify_all()
+            self._items.extend(batch)
+
+    def open_window(self, seconds: float) -> None:
+        """Let the thread publish for ``seconds`` from now (the caller releases the GIL)."""
+        if not self._items:
+            return
+        with self._wake:
+            self._window_end = time.perf_counter() + seconds
+            self._wake.notify()
 
     def drain(self) -> None:
+        """Close the window, wait for the item in the thread's hands, then publish the rest
+        here, in order."""
         with self._wake:
-            while (self._batch is not None or self._busy) and self._thread.is_alive():
+            self._window_end = 0.0
+            while self._busy and self._thread.is_alive():
                 self._wake.wait(0.1)
+            rest = list(self._items)
+            self._items.clear()
+        for publisher, msg in rest:
+            self._publish(publisher, msg)
 
     def close(self) -> None:
+        """Publish what is left and end the thread."""
         with self._wake:
             self._closed = True
+            self._window_end = math.inf
             self._wake.notify_all()
         self._thread.join(5.0)
 
     def _run(self) -> None:
+        wake, items = self._wake, self._items
         while True:
-            with self._wake:
-                while self._batch is None and not self._closed:
-                    self._wake.wait()
-                batch, self._batch = self._batch, None
-                if batch is None:  # closed, and nothing left
-                    return
+            with wake:
+                while not (items and time.perf_counter() < self._window_end):
+                    if self._closed and not items:
+                        return
+                    wake.wait()
+                item = items.popleft()
                 self._busy = True
             try:
-                for publisher, msg in batch:
-                    self._publish(publisher, msg)  # never raises (Publishing counts errors)
+                self._publish(*item)  # never raises (Publishing counts errors)
             finally:
-                with self._wake:
+                with wake:
                     self._busy = False
-                    self._wake.notify_all()
+                    wake.notify_all()
 
 
 def _publish_counter(publisher: Any, count: int) -> None:

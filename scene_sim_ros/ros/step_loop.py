@@ -110,4 +110,4 @@ class StepLoop:
                 bridge.sample_joints(step)
                 positions.append(bridge.positions)
         joint_positions = np.concatenate(positions) if positions else np.zeros(0)
-        self.dynamic_tf.publish(t, poses, joint_positions, self._publishing.publish)
+        self.dynamic_tf.publish(t, poses, joint_positions, self._publishing.publish_built)

@@ -273,10 +273,20 @@ class DynamicTransforms:
     def frames(self) -> list[EntityFrames]:
         return self._frames
 
+    def odometry_poses(self, root_poses: Sequence[tuple[Sequence[float], Sequence[float]]]
+                       ) -> list[tuple[Any, Any]]:
+        """Per mobile base with odometry: (odom -> root, world -> odom), from the bases'
+        estimates now (physics thread)."""
+        return [odometry.tf_poses(root_poses[row]) for row, odometry in self._odometry]
+
     def message(self, time: float, root_poses: Sequence[tuple[Sequence[float], Sequence[float]]],
-                joint_positions: np.ndarray) -> bytes:
+                joint_positions: np.ndarray,
+                odometry_poses: Sequence[tuple[Any, Any]] | None = None) -> bytes:
         """The serialized TFMessage: ``root_poses`` ((xyz), (xyzw)) in the order of the
-        entities, ``joint_positions`` of their movable joints concatenated in the same order."""
+        entities, ``joint_positions`` of their movable joints concatenated in the same order,
+        ``odometry_poses`` as :meth:`odometry_poses` gives them (None: asked for now)."""
+        if odometry_poses is None:
+            odometry_poses = self.odometry_poses(root_poses)
         values = self._values
         roots = len(self._frames)
         if roots:
@@ -286,9 +296,8 @@ class DynamicTransforms:
             translation, rotation = self._kinematics.transforms(joint_positions)
             values[roots:roots + joints, :3] = translation
             values[roots:roots + joints, 3:] = rotation
-        for k, (row, odometry) in enumerate(self._odometry):
-            (position, orientation), (odom_position, odom_orientation) = odometry.tf_poses(
-                root_poses[row])
+        for k, ((row, _), poses) in enumerate(zip(self._odometry, odometry_poses)):
+            (position, orientation), (odom_position, odom_orientation) = poses
             values[row, :3] = position
             values[row, 3:] = orientation
             values[roots + joints + k, :3] = odom_position
@@ -299,15 +308,18 @@ class DynamicTransforms:
 
     def publish(self, time: float, root_poses: Sequence[tuple[Sequence[float], Sequence[float]]],
                 joint_positions: np.ndarray,
-                publish: Callable[[Any, bytes], None] | None = None) -> None:
-        """Publish the frames (``publish(publisher, message)``: how; default directly)."""
+                publish_built: Callable[..., None] | None = None) -> None:
+        """Publish the frames; ``publish_built(publisher, build, *args)`` (the node's) may build
+        the message on another thread: everything that changes between steps is read here."""
         if self._serialized is None or not self._serialized.count:
             return
-        message = self.message(time, root_poses, joint_positions)
-        if publish is None:
-            self._publisher.publish(message)
+        odometry_poses = self.odometry_poses(root_poses)
+        if publish_built is None:
+            self._publisher.publish(self.message(time, root_poses, joint_positions,
+                                                 odometry_poses))
         else:
-            publish(self._publisher, message)
+            publish_built(self._publisher, self.message, time, root_poses, joint_positions,
+                          odometry_poses)
 
 
 class StaticTransforms:

@@ -22,6 +22,7 @@ delete and reset (``world_edits``); ``sensor_hooks`` links to :mod:`scene_sim_ro
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -99,6 +100,11 @@ class Simulation(StateQueries, WorldEdits):
         self._steps = 0
         self.release_gil = release_gil and not gui
         self._physics_step: Callable[[], None] | None = None  # chosen at the first step
+        self.on_gil_release: Callable[[float], None] | None = None
+        """Called on the stepping thread right before PyBullet steps without the GIL, with how
+        long such a step took lately (s): the node publishes meanwhile."""
+        self.gil_free_seconds = 0.0
+        """CPU seconds of the recent GIL-free PyBullet steps (a moving average)."""
         self._guard = ExplosionGuard(self)
         prepare_rendering(self, scene, renderer)
         self._shapes.visuals = gui or pybullet_draws(self)
@@ -221,8 +227,21 @@ class Simulation(StateQueries, WorldEdits):
         client = self.client
         native = native_step(client) if self.release_gil else None
         self.release_gil = native is not None
-        self._physics_step = native or partial(pb.stepSimulation, physicsClientId=client)
-        return self._physics_step
+        if native is None:
+            self._physics_step = partial(pb.stepSimulation, physicsClientId=client)
+            return self._physics_step
+
+        def gil_free_step() -> None:
+            if self.on_gil_release is not None:
+                self.on_gil_release(self.gil_free_seconds)
+            started = time.thread_time()  # CPU time: not the wait for the GIL afterwards
+            native()
+            seconds = time.thread_time() - started
+            average = self.gil_free_seconds
+            self.gil_free_seconds = seconds if average == 0.0 else average + 0.2 * (
+                seconds - average)
+        self._physics_step = gil_free_step
+        return gil_free_step
 
     def _apply_motors(self) -> None:
         client = self.client

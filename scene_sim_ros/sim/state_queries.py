@@ -221,10 +221,14 @@ class StateQueries(EntityLookup):
         if cached is not None:
             return cached
         states = self._joint_states(built)
-        count = len(states)
-        positions, velocities, applied = (
-            _frozen(np.fromiter((s[i] for s in states), float, count)) for i in (0, 1, 3))
-        sample = (positions, velocities, applied)
+        if not states:
+            empty = _frozen(np.zeros(0))
+            sample: JointSample = (empty, empty, empty)
+        else:  # (position, velocity, reaction wrench, applied effort) per joint
+            positions, velocities, _, applied = zip(*states)
+            sample = (_frozen(np.array(positions, dtype=np.float64)),
+                      _frozen(np.array(velocities, dtype=np.float64)),
+                      _frozen(np.array(applied, dtype=np.float64)))
         self._joint_samples[built.name] = sample
         return sample
 

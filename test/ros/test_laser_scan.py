@@ -87,6 +87,9 @@ class FakeNode:
     def publish(self, publisher, msg):
         self.published[publisher.topic] = msg
 
+    def publish_built(self, publisher, build, *args):
+        self.publish(publisher, build(*args))
+
     def sim_reader(self, entity, sensor):
         return self.sim.reader(entity, sensor)
 

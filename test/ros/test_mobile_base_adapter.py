@@ -62,6 +62,9 @@ class FakeNode:
             msg = deserialize_message(msg, publisher.msg_type)
         self.published.append(msg)
 
+    def publish_built(self, publisher, build, *args):
+        self.publish(publisher, build(*args))
+
     def get_logger(self):
         return SimpleNamespace(info=lambda text: None, warning=lambda text: None)
 

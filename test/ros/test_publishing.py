@@ -1,6 +1,7 @@
 """Publishing (scene_sim_ros.ros.publishing) on fake publishers: what a step publishes between
-``hold`` and ``send`` goes out in order on the outbox thread, other threads publish at once, and
-a failing publisher is counted without stopping the outbox. No DDS needed."""
+``hold`` and ``send`` goes out in order, on the outbox thread inside publishing windows and on
+the caller's thread at ``settle``; other threads publish at once; a failing publisher is
+counted without stopping the outbox. No DDS needed."""
 
 from __future__ import annotations
 
@@ -51,6 +52,13 @@ class FakeNode:
         return self.logger
 
 
+def wait(condition, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, 'timed out'
+        time.sleep(0.001)
+
+
 @pytest.fixture
 def publishing():
     out = Publishing(FakeNode())
@@ -65,7 +73,8 @@ def test_held_messages_go_out_in_order_on_the_outbox_thread(publishing):
         publishing.publish(publisher, k)
     assert publisher.got == []
     publishing.send()
-    publishing.settle()
+    publishing.open_window(5.0)
+    wait(lambda: len(publisher.got) == 5)
     assert publisher.got == [0, 1, 2, 3, 4]
     assert threading.get_ident() not in publisher.threads
     publishing.publish(publisher, 5)  # not held: at once, on this thread
@@ -83,6 +92,37 @@ def test_other_threads_publish_at_once_while_one_holds(publishing):
     publishing.send()
     publishing.settle()
     assert held.got == ['step']
+
+
+def test_outside_a_window_nothing_goes_out_until_settle_publishes_it_here(publishing):
+    publisher = FakePublisher()
+    publishing.hold()
+    publishing.publish(publisher, 'a')
+    publishing.publish_built(publisher, str.upper, 'b')
+    publishing.send()
+    time.sleep(0.05)
+    assert publisher.got == []  # no window: the outbox leaves the GIL to the physics thread
+    publishing.settle()
+    assert publisher.got == ['a', 'B']
+    assert publisher.threads == {threading.get_ident()}
+
+
+def test_a_window_that_closes_leaves_the_rest_to_settle_in_order():
+    publisher = FakePublisher()
+
+    def slow(target, msg):
+        time.sleep(0.02)
+        target.publish(msg)
+    outbox = Outbox(slow)
+    try:
+        outbox.post([(publisher, k) for k in range(10)])
+        outbox.open_window(1.0)
+        wait(lambda: len(publisher.got) >= 2)
+        outbox.drain()  # closes the window early
+        assert publisher.got == list(range(10))
+        assert len(publisher.threads) == 2  # the outbox's, then this one
+    finally:
+        outbox.close()
 
 
 def test_the_next_hold_waits_for_the_previous_batch(publishing):
@@ -123,8 +163,37 @@ def test_close_publishes_what_is_left_and_ends_the_thread():
         target.publish(msg)
     outbox = Outbox(publish)
     outbox.post([(publisher, k) for k in range(5)])
-    outbox.close()
+    outbox.close()  # no window was opened: close publishes everything
     assert publisher.got == [0, 1, 2, 3, 4]
     assert not outbox._thread.is_alive()
     with pytest.raises(RuntimeError, match='closed'):
         outbox.post([(publisher, 5)])
+
+
+def test_built_messages_are_built_on_the_outbox_thread_from_what_was_read(publishing):
+    publisher = FakePublisher()
+    builders = []
+
+    def build(t, values):
+        builders.append(threading.get_ident())
+        return (t, sum(values))
+    publishing.hold()
+    publishing.publish_built(publisher, build, 1.0, (1, 2, 3))
+    assert builders == []  # nothing built yet: the physics thread only read
+    publishing.send()
+    publishing.open_window(5.0)
+    wait(lambda: publisher.got == [(1.0, 6)])
+    assert builders and threading.get_ident() not in builders
+    publishing.publish_built(publisher, build, 2.0, (4,))  # not held: built and sent at once
+    assert publisher.got[-1] == (2.0, 4) and builders[-1] == threading.get_ident()
+
+
+def test_a_failing_build_is_counted_like_a_failing_publisher(publishing):
+    publisher = FakePublisher()
+    publishing.hold()
+    publishing.publish_built(publisher, lambda: 1 / 0)
+    publishing.publish(publisher, 'next')
+    publishing.send()
+    publishing.settle()
+    assert publishing.publish_errors == 1
+    assert publisher.got == ['next']

@@ -123,3 +123,14 @@ def test_a_closed_simulation_refuses_to_step_instead_of_using_a_stale_handle():
     sim.close()
     with pytest.raises(pb.error):
         sim.step(1)
+
+
+def test_the_gil_release_hook_hears_how_long_recent_steps_took():
+    sim = Simulation(_busy_scene(), release_gil=True)
+    heard = []
+    sim.on_gil_release = heard.append
+    sim.step(20)
+    assert len(heard) == 20 * sim.substeps
+    assert heard[0] == 0.0  # nothing measured before the first step
+    assert all(value > 0.0 for value in heard[1:])
+    assert sim.gil_free_seconds > 0.0

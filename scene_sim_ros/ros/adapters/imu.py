@@ -67,21 +67,32 @@ class ImuAdapter(SensorAdapter):
         self._linear_acceleration = self.template.slices['linear_acceleration']
 
     def publish(self, t: float) -> None:
-        values = self.template.values
+        """Read here (physics thread); the message is built by :meth:`_message`, on the outbox
+        thread where the node has one."""
         sim, name = self.node.sim, self.entity.name
+        acceleration = rate = orientation = None
         if self.accelerometer is not None:
-            value = sim.read(name, self.accelerometer.name)
-            values[self._linear_acceleration] = _rotated(self._accel_rotation, value)
+            acceleration = sim.read(name, self.accelerometer.name)
         if self.gyroscope is not None:
-            value = sim.read(name, self.gyroscope.name)
-            values[self._angular_velocity] = _rotated(self._gyro_rotation, value)
+            rate = sim.read(name, self.gyroscope.name)
         if self.inertial_unit is not None:
-            x, y, z, w = sim.read(name, self.inertial_unit.name)
+            orientation = sim.read(name, self.inertial_unit.name)
+        self.node.publish_built(self.publisher, self._message, t, acceleration, rate,
+                                orientation)
+
+    def _message(self, t: float, acceleration, rate, orientation) -> bytes:
+        values = self.template.values
+        if acceleration is not None:
+            values[self._linear_acceleration] = _rotated(self._accel_rotation, acceleration)
+        if rate is not None:
+            values[self._angular_velocity] = _rotated(self._gyro_rotation, rate)
+        if orientation is not None:
+            x, y, z, w = orientation
             q: Quat = (float(x), float(y), float(z), float(w))
             if self._orientation_fix is not None:
                 q = quat_multiply(q, self._orientation_fix)
             values[self._orientation] = q
-        self.node.publish(self.publisher, self.template.serialize(t))
+        return self.template.serialize(t)
 
 
 def _noise(sensor) -> float | None:
