@@ -69,15 +69,15 @@ class Publishing:
         self._publish_now(publisher, _Build(build, args))
 
     def hold(self) -> None:
-        """Collect what this thread publishes until :meth:`send` (after the previous
-        collection went out)."""
+        """Collect what this thread publishes until :meth:`send` (after publishing what is
+        left of the previous collection)."""
         self.settle()
         self._held = []
         self._holder = threading.get_ident()
 
     def send(self) -> None:
-        """Hand the collected messages to the outbox thread (started on first use), in the
-        order they were published."""
+        """Hand the collected messages to the outbox (its thread starts on first use): they go
+        out in order, in the next windows (:meth:`open_window`) or at :meth:`settle`."""
         held, self._held = self._held, None
         if not held:
             return
