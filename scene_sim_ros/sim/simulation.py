@@ -109,6 +109,8 @@ class Simulation(StateQueries, WorldEdits):
         prepare_rendering(self, scene, renderer)
         self._shapes.visuals = gui or pybullet_draws(self)
         self._load(scene.entities)
+        if self.release_gil:  # decided now, so that release_gil tells the truth from the start
+            self._choose_physics_step()
 
     # -- building --------------------------------------------------------------------------
     def _load(self, entities: Iterable[Entity]) -> None:

@@ -134,3 +134,13 @@ def test_the_gil_release_hook_hears_how_long_recent_steps_took():
     assert heard[0] == 0.0  # nothing measured before the first step
     assert all(value > 0.0 for value in heard[1:])
     assert sim.gil_free_seconds > 0.0
+
+
+def test_release_gil_tells_from_the_start_whether_it_is_possible(monkeypatch):
+    assert Simulation(_busy_scene(), release_gil=True).release_gil
+    native_step._library.cache_clear()
+    monkeypatch.setattr(native_step, '_elf_symbols', lambda path, names: {})
+    try:
+        assert not Simulation(_busy_scene(), release_gil=True).release_gil
+    finally:
+        native_step._library.cache_clear()
