@@ -99,7 +99,7 @@ class Simulation(StateQueries, WorldEdits):
         self._pushes: list[Push] = []
         self._steps = 0
         self.release_gil = release_gil and not gui
-        self._physics_step: Callable[[], None] | None = None  # chosen at the first step
+        self._physics_step: Callable[[], None] | None = None  # chosen when built or first stepped
         self.on_gil_release: Callable[[float], None] | None = None
         """Called on the stepping thread right before PyBullet steps without the GIL, with how
         long such a step took lately (s): the node publishes meanwhile."""
