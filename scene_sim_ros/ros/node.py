@@ -65,10 +65,6 @@ NODE_NAME = 'scene_sim'
 EXTENSIONS = ('scene_sim_ros.ros.supervisor', 'scene_sim_ros.ros.outputs')
 """Modules loaded when importable; each gets ``init(node)`` after the node is built."""
 
-PUBLISHING_WINDOW = 0.8
-"""The share of a GIL-free PyBullet step the outbox may publish in: it hands the GIL back
-before the physics thread wants it (see .publishing)."""
-
 __all__ = ['EXTENSIONS', 'NEIGHBOUR_CHECKS', 'NEIGHBOUR_CHECK_DELAY', 'NODE_NAME', 'PUBLISH_RATES',
            'RateLimiter', 'SensorOverride', 'SimNode', 'main', 'number_error', 'run']
 
@@ -107,7 +103,7 @@ class SimNode(Node):
                                while_paused=self.loop.while_paused,
                                settle=self.publishing.settle)
         # the outbox publishes while PyBullet steps without the GIL (see .publishing)
-        self.sim.on_gil_release = self._open_publishing_window
+        self.sim.on_gil_release = self.publishing.open_window
         self.stepper.add_before_step(self.loop.before_step)
         self.dynamic_tf = self.loop.dynamic_tf
         self.static_tf = StaticTransforms(self, shared_topic('/tf_static', self.isolated))
@@ -219,9 +215,6 @@ class SimNode(Node):
     def publish(self, publisher: Any, msg: Any) -> None:
         """Publish, never raise: DDS errors are counted (``~/publish_errors``)."""
         self.publishing.publish(publisher, msg)
-
-    def _open_publishing_window(self, step_seconds: float) -> None:
-        self.publishing.open_window(PUBLISHING_WINDOW * step_seconds)
 
     def publish_built(self, publisher: Any, build: Callable[..., Any], *args: Any) -> None:
         """Publish ``build(*args)``, built off the physics thread where it can be (see

@@ -32,6 +32,10 @@ from . import qos
 WARNING_PERIOD = 2.0
 """Wall seconds between two warnings about one topic (rejected commands, failed publishing)."""
 
+WINDOW_SHARE = 0.8
+"""The share of a GIL-free PyBullet step the outbox may publish in: it hands the GIL back
+before the physics thread wants it."""
+
 
 class Publishing:
     def __init__(self, node: Node):
@@ -62,11 +66,7 @@ class Publishing:
         """Publish ``build(*args)``. While this thread's messages are held, ``build`` runs on
         the outbox thread during the next step: it may use only ``args`` (values nobody changes
         afterwards) and objects of its own that only it writes (a message template)."""
-        held = self._held
-        if held is not None and threading.get_ident() == self._holder:
-            held.append((publisher, _Build(build, args)))
-            return
-        self._publish_now(publisher, _Build(build, args))
+        self.publish(publisher, _Build(build, args))
 
     def hold(self) -> None:
         """Collect what this thread publishes until :meth:`send` (after publishing what is
@@ -90,11 +90,11 @@ class Publishing:
         if self._outbox is not None:
             self._outbox.drain()
 
-    def open_window(self, seconds: float) -> None:
-        """The physics thread releases the GIL for about ``seconds``: the outbox may publish
-        meanwhile (``sim.on_gil_release``)."""
+    def open_window(self, step_seconds: float) -> None:
+        """The physics thread releases the GIL for about ``step_seconds``: the outbox may
+        publish for :data:`WINDOW_SHARE` of it (``sim.on_gil_release``)."""
         if self._outbox is not None:
-            self._outbox.open_window(seconds)
+            self._outbox.open_window(WINDOW_SHARE * step_seconds)
 
     def close(self) -> None:
         """Publish what is still in the outbox and end its thread."""

@@ -280,13 +280,10 @@ class DynamicTransforms:
         return [odometry.tf_poses(root_poses[row]) for row, odometry in self._odometry]
 
     def message(self, time: float, root_poses: Sequence[tuple[Sequence[float], Sequence[float]]],
-                joint_positions: np.ndarray,
-                odometry_poses: Sequence[tuple[Any, Any]] | None = None) -> bytes:
+                joint_positions: np.ndarray, odometry_poses: Sequence[tuple[Any, Any]]) -> bytes:
         """The serialized TFMessage: ``root_poses`` ((xyz), (xyzw)) in the order of the
         entities, ``joint_positions`` of their movable joints concatenated in the same order,
-        ``odometry_poses`` as :meth:`odometry_poses` gives them (None: asked for now)."""
-        if odometry_poses is None:
-            odometry_poses = self.odometry_poses(root_poses)
+        ``odometry_poses`` as :meth:`odometry_poses` gives them."""
         values = self._values
         roots = len(self._frames)
         if roots:
@@ -307,19 +304,14 @@ class DynamicTransforms:
         return self._serialized.serialize(time, values)
 
     def publish(self, time: float, root_poses: Sequence[tuple[Sequence[float], Sequence[float]]],
-                joint_positions: np.ndarray,
-                publish_built: Callable[..., None] | None = None) -> None:
-        """Publish the frames; ``publish_built(publisher, build, *args)`` (the node's) may build
-        the message on another thread: everything that changes between steps is read here."""
+                joint_positions: np.ndarray, publish_built: Callable[..., None]) -> None:
+        """Publish the frames through ``publish_built(publisher, build, *args)`` (the node's,
+        which may build the message on another thread): what changes between steps, the
+        odometry estimates too, is read here."""
         if self._serialized is None or not self._serialized.count:
             return
-        odometry_poses = self.odometry_poses(root_poses)
-        if publish_built is None:
-            self._publisher.publish(self.message(time, root_poses, joint_positions,
-                                                 odometry_poses))
-        else:
-            publish_built(self._publisher, self.message, time, root_poses, joint_positions,
-                          odometry_poses)
+        publish_built(self._publisher, self.message, time, root_poses, joint_positions,
+                      self.odometry_poses(root_poses))
 
 
 class StaticTransforms:
