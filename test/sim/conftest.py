@@ -110,5 +110,31 @@ def servo(max_velocity: float = 1.0, max_force: float = 50.0, p: float = 100.0) 
     return ServoMotor(max_velocity=max_velocity, max_force=max_force, p=p)
 
 
-__all__ = ['GAME', 'MaterialPair', 'arm', 'ball', 'crate', 'ground', 'pendulum', 'scene_of',
-           'servo', 'wheel']
+def busy_scene() -> Scene:
+    """A servo arm, a crate, a falling ball and a pendulum on the ground: motors, contacts and
+    free bodies in one world, for bit-for-bit comparisons of two simulations."""
+    return scene_of(ground(), arm(servo(max_velocity=2.0)), crate(position=(1.0, 0.0, 0.3)),
+                    ball(position=(1.0, 0.02, 0.8)), pendulum(start_angle=0.4), step_length=0.005)
+
+
+def drive(sim) -> None:
+    """Command :func:`busy_scene`'s arm, push its crate, 200 steps in all."""
+    sim.command('arm', 'shoulder', position=1.0)
+    sim.step(100)
+    sim.apply_force('crate', None, (5.0, 0.0, 0.0), duration=0.1)
+    sim.step(100)
+
+
+def world_state(sim) -> list:
+    """Time, and every entity's pose, velocity, joint states and link poses."""
+    out = [sim.time]
+    for name in sim.entity_names():
+        out.append(sim.get_pose(name))
+        out.append(sim.get_velocity(name))
+        out.append(sorted(sim.joint_states(name).items()))
+        out.append(sorted(sim.link_poses(name).items(), key=lambda kv: kv[0]))
+    return out
+
+
+__all__ = ['GAME', 'MaterialPair', 'arm', 'ball', 'busy_scene', 'crate', 'drive', 'ground',
+           'pendulum', 'scene_of', 'servo', 'wheel', 'world_state']

@@ -14,44 +14,27 @@ import pytest
 from scene_sim_ros.sim import native_step
 from scene_sim_ros.sim.simulation import Simulation
 
-from .conftest import arm, ball, crate, ground, pendulum, scene_of, servo
-
-
-def _busy_scene():
-    return scene_of(ground(), arm(servo(max_velocity=2.0)), crate(position=(1.0, 0.0, 0.3)),
-                    ball(position=(1.0, 0.02, 0.8)), pendulum(start_angle=0.4), step_length=0.005)
-
-
-def _state(sim: Simulation) -> list:
-    return [(sim.get_pose(name), sim.get_velocity(name), sorted(sim.joint_states(name).items()))
-            for name in sim.entity_names()]
-
-
-def _drive(sim: Simulation) -> None:
-    sim.command('arm', 'shoulder', position=1.0)
-    sim.step(150)
-    sim.apply_force('crate', None, (5.0, 0.0, 0.0), duration=0.1)
-    sim.step(150)
+from .conftest import ball, busy_scene, drive, ground, scene_of, world_state
 
 
 def test_steps_without_the_gil_give_the_same_trajectory_bit_for_bit():
-    native, plain = Simulation(_busy_scene(), release_gil=True), Simulation(_busy_scene())
-    _drive(native)
-    _drive(plain)
+    native, plain = Simulation(busy_scene(), release_gil=True), Simulation(busy_scene())
+    drive(native)
+    drive(plain)
     assert native.release_gil, 'this PyBullet build offers no native step (see native_step.py)'
     assert not plain.release_gil
-    assert _state(native) == _state(plain)
+    assert world_state(native) == world_state(plain)
     native.reset()  # a rebuilt world keeps its client: the same handle steps it
     plain.reset()
-    _drive(native)
-    _drive(plain)
-    assert _state(native) == _state(plain)
+    drive(native)
+    drive(plain)
+    assert world_state(native) == world_state(plain)
 
 
 def test_other_threads_run_while_pybullet_steps():
     """With a switch interval of 10 s, the spinning thread gets the GIL only where the stepping
     thread releases it: never during pybullet.stepSimulation, always during the native step."""
-    sim = Simulation(_busy_scene())
+    sim = Simulation(busy_scene())
     step = native_step.native_step(sim.client)
     assert step is not None
     counter, stop = [0], threading.Event()
@@ -86,17 +69,17 @@ def test_a_pybullet_without_the_client_table_falls_back(monkeypatch):
     native_step._library.cache_clear()
     monkeypatch.setattr(native_step, '_elf_symbols', lambda path, names: {})
     try:
-        sim = Simulation(_busy_scene(), release_gil=True)
+        sim = Simulation(busy_scene(), release_gil=True)
         assert native_step.native_step(sim.client) is None
-        _drive(sim)
+        drive(sim)
         assert not sim.release_gil
-        assert _state(sim) == _state(_driven(Simulation(_busy_scene())))
+        assert world_state(sim) == world_state(_driven(Simulation(busy_scene())))
     finally:
         native_step._library.cache_clear()
 
 
 def _driven(sim: Simulation) -> Simulation:
-    _drive(sim)
+    drive(sim)
     return sim
 
 
@@ -126,7 +109,7 @@ def test_a_closed_simulation_refuses_to_step_instead_of_using_a_stale_handle():
 
 
 def test_the_gil_release_hook_hears_how_long_recent_steps_took():
-    sim = Simulation(_busy_scene(), release_gil=True)
+    sim = Simulation(busy_scene(), release_gil=True)
     heard = []
     sim.on_gil_release = heard.append
     sim.step(20)
@@ -137,10 +120,10 @@ def test_the_gil_release_hook_hears_how_long_recent_steps_took():
 
 
 def test_release_gil_tells_from_the_start_whether_it_is_possible(monkeypatch):
-    assert Simulation(_busy_scene(), release_gil=True).release_gil
+    assert Simulation(busy_scene(), release_gil=True).release_gil
     native_step._library.cache_clear()
     monkeypatch.setattr(native_step, '_elf_symbols', lambda path, names: {})
     try:
-        assert not Simulation(_busy_scene(), release_gil=True).release_gil
+        assert not Simulation(busy_scene(), release_gil=True).release_gil
     finally:
         native_step._library.cache_clear()

@@ -14,55 +14,45 @@ from scene_sim_ros.scene import Collision, Entity, Inertial, Joint, Link, Pose, 
 from scene_sim_ros.scene.transforms import quat_from_rpy
 from scene_sim_ros.sim.simulation import Simulation
 
-from .conftest import arm, ball, crate, ground, pendulum, scene_of, servo, wheel
-
-
-def _state(sim: Simulation) -> list:
-    out = [sim.time]
-    for name in sim.entity_names():
-        out.append(sim.get_pose(name))
-        out.append(sim.get_velocity(name))
-        out.append(sorted(sim.joint_states(name).items()))
-        out.append(sorted(sim.link_poses(name).items(), key=lambda kv: kv[0]))
-    return out
-
-
-def _busy_scene():
-    return scene_of(ground(), arm(servo(max_velocity=2.0)), crate(position=(1.0, 0.0, 0.3)),
-                    ball(position=(1.0, 0.02, 0.8)), pendulum(start_angle=0.4), step_length=0.005)
-
-
-def _drive(sim: Simulation) -> None:
-    sim.command('arm', 'shoulder', position=1.0)
-    sim.step(100)
-    sim.apply_force('crate', None, (5.0, 0.0, 0.0), duration=0.1)
-    sim.step(100)
+from .conftest import (
+    arm,
+    ball,
+    busy_scene,
+    crate,
+    drive,
+    ground,
+    pendulum,
+    scene_of,
+    servo,
+    wheel,
+    world_state,
+)
 
 
 def test_reset_is_bit_identical_to_a_fresh_load():
-    fresh = Simulation(_busy_scene())
-    initial = _state(fresh)
-    _drive(fresh)
-    after_fresh = _state(fresh)
-    sim = Simulation(_busy_scene())
-    _drive(sim)
+    fresh = Simulation(busy_scene())
+    initial = world_state(fresh)
+    drive(fresh)
+    after_fresh = world_state(fresh)
+    sim = Simulation(busy_scene())
+    drive(sim)
     sim.step(37)
     sim.set_pose('ball', (3.0, 3.0, 3.0), (0, 0, 0, 1))
     sim.reset()
-    assert _state(sim) == initial
-    _drive(sim)
-    assert _state(sim) == after_fresh
+    assert world_state(sim) == initial
+    drive(sim)
+    assert world_state(sim) == after_fresh
 
 
 def test_simulation_is_deterministic():
-    a, b = Simulation(_busy_scene()), Simulation(_busy_scene())
-    _drive(a)
-    _drive(b)
-    assert _state(a) == _state(b)
+    a, b = Simulation(busy_scene()), Simulation(busy_scene())
+    drive(a)
+    drive(b)
+    assert world_state(a) == world_state(b)
 
 
 def test_reset_scopes_remove_spawned_and_restore_deleted_entities():
-    sim = Simulation(_busy_scene())
+    sim = Simulation(busy_scene())
     sim.remove_entity('crate')
     sim.add_entity(ball('extra', position=(-1.0, 0.0, 1.0)))
     sim.step(10)
@@ -167,9 +157,9 @@ def test_passive_joint_takes_effort_commands_only():
 def test_joint_state_arrays_are_joint_states_in_scene_order():
     """The node's per-step read: the same numbers as joint_states, for a servo (PyBullet's
     applied effort), a commanded effort and a passive joint, links and the link state."""
-    sim = Simulation(_busy_scene())
+    sim = Simulation(busy_scene())
     sim.command('pendulum', 'hinge', effort=0.7)
-    _drive(sim)
+    drive(sim)
     for name in ('arm', 'pendulum', 'crate'):
         states = list(sim.joint_states(name).values())
         positions, velocities, efforts = sim.joint_state_arrays(name)
@@ -190,7 +180,7 @@ def test_joint_state_arrays_are_joint_states_in_scene_order():
 
 def test_link_world_state_follows_a_teleport_and_every_step():
     """The IMU's per-step query is kept within a step: a teleport or the next step renews it."""
-    sim = Simulation(_busy_scene())
+    sim = Simulation(busy_scene())
     sim.step(5)
     root = sim.scene.entity('crate').root.name
     first = sim.link_world_state('crate', root)
@@ -208,7 +198,7 @@ def test_joint_reads_between_steps_are_shared_and_change_nothing():
     """A read after a step (the node's joint states) is the one the next step's motors use:
     the trajectory is bit-identical to a simulation nobody reads, a teleport renews the read,
     and the shared arrays cannot be changed by a reader."""
-    read, unread = Simulation(_busy_scene()), Simulation(_busy_scene())
+    read, unread = Simulation(busy_scene()), Simulation(busy_scene())
     read.command('arm', 'shoulder', position=1.0)
     unread.command('arm', 'shoulder', position=1.0)
     for _ in range(150):
@@ -216,7 +206,7 @@ def test_joint_reads_between_steps_are_shared_and_change_nothing():
         unread.step(1)
         first = read.joint_state_arrays('arm')[0]
         assert read.joint_state_arrays('arm')[0] is first  # one PyBullet query per step
-    assert _state(read) == _state(unread)
+    assert world_state(read) == world_state(unread)
     with pytest.raises(ValueError, match='read-only'):
         first[0] = 0.0
     read.set_joint_position('arm', 'shoulder', -0.5)
