@@ -7,7 +7,8 @@ context shuts down are no errors. Rejected commands (executor thread) are counte
 
 What a step publishes can be handed to DDS while the next step runs: between :meth:`hold` and
 :meth:`send` the physics thread's messages are collected, and :class:`Outbox` publishes them on
-its own thread, while PyBullet steps without the GIL (:meth:`open_window`).
+its own thread, while PyBullet steps without the GIL (:meth:`open_window`). Serialized messages
+are written without the GIL (:mod:`.native_publish`).
 :meth:`publish_built` goes further: the physics thread reads the simulation, and
 the outbox thread builds the message from what was read (filling and serializing a template).
 That only pays where PyBullet steps without the GIL (``sim.release_gil``); otherwise the two
@@ -28,6 +29,7 @@ from rclpy.node import Node
 from std_msgs.msg import UInt64
 
 from . import qos
+from .native_publish import publish_serialized
 
 WARNING_PERIOD = 2.0
 """Wall seconds between two warnings about one topic (rejected commands, failed publishing)."""
@@ -106,7 +108,10 @@ class Publishing:
         try:
             if type(msg) is _Build:
                 msg = msg.build(*msg.args)
-            publisher.publish(msg)
+            if type(msg) is bytes:
+                publish_serialized(publisher, msg)  # without the GIL while DDS takes it
+            else:
+                publisher.publish(msg)
         except Exception as err:  # noqa: BLE001 - RCLError, InvalidHandle during shutdown
             if self._node.context.ok():
                 self.count_publish_error(getattr(publisher, 'topic_name', '?'), err)
