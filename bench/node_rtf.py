@@ -1,7 +1,7 @@
 """Real-time factor of the ROS node on Game.ros2 (14 NAOs) vs the bare simulation, same run.
 
 Usage: ``python bench/node_rtf.py [SCENE] [--rounds 5] [--window 8] [--robot robot1]
-[--clock-only] [--raw] [--no-cameras] [--warmup 0] [--node-args "..."]``
+[--clock-only] [--raw] [--events] [--no-cameras] [--warmup 0] [--node-args "..."]``
 
 Each round, interleaved:
 
@@ -21,7 +21,10 @@ and not before its sim time reached ``--warmup`` seconds (some costs only start 
 sim time). ``--clock-only`` leaves out the consumer of joint states, TF, IMU and odometry
 (their cost in the node without a subscriber, and the consumer's own CPU); ``--raw`` receives
 them as serialized bytes and counts them (the node delivers every message as before, the
-consumer leaves out the Python deserialization that keeps one of two cores busy). Reported: medians
+consumer leaves out the Python deserialization that keeps one of two cores busy); ``--events``
+takes them with rclpy's EventsExecutor (C++) instead of the SingleThreadedExecutor, whose
+per-message wait-set rebuild costs the consumer most of its CPU (on 2 cores, CPU the node then
+lacks). The consumer's own CPU (its process, per wall second) is reported. Reported: medians
 over the rounds, and the overhead ratio node RTF / bare RTF (1.0 = the bridge costs nothing). On
 a machine other processes load, wall-clock RTFs follow the load; the CPU seconds per simulated
 second (bare: this thread; node: its process, all threads, during the plain window) and their
@@ -77,7 +80,8 @@ def process_cpu(pid: int) -> float:
 class Client:
     """Subscribes like a consumer of the node and measures /clock against the wall clock."""
 
-    def __init__(self, robots: list[str], consume: bool = True, raw: bool = False):
+    def __init__(self, robots: list[str], consume: bool = True, raw: bool = False,
+                 events: bool = False):
         import rclpy
         from nav_msgs.msg import Odometry
         from rclpy.executors import SingleThreadedExecutor
@@ -87,7 +91,11 @@ class Client:
         from tf2_msgs.msg import TFMessage
         rclpy.init()
         self.node = rclpy.create_node('node_rtf_bench')
-        self.executor = SingleThreadedExecutor()
+        if events:
+            from rclpy.experimental import EventsExecutor
+            self.executor = EventsExecutor()
+        else:
+            self.executor = SingleThreadedExecutor()
         self.executor.add_node(self.node)
         self.clock = None
         self.received = 0
@@ -108,6 +116,7 @@ class Client:
         self.per_second = ODOM_RATE * len(robots) if consume else 0.0  # odometry
         self.step_length = 0.0  # set by main()
         self.received_share: list[float] = []  # per round: messages received / published
+        self.consumer_cores: list[float] = []  # per round: this process's CPU s per wall s
 
     def _count(self, msg) -> None:
         self.received += 1
@@ -142,9 +151,12 @@ class Client:
             print(f'warning: {publishers} publishers on /clock', flush=True)
         sim0, wall0 = self.clock, time.monotonic()
         cpu0 = process_cpu(pid) if pid is not None else math.nan
+        own0 = time.process_time()
         received0 = self.received
         self.spin_for(window)
         simulated = self.clock - sim0
+        if pid is not None:
+            self.consumer_cores.append((time.process_time() - own0) / (time.monotonic() - wall0))
         if pid is not None and self.per_step:
             published = simulated / self.step_length * self.per_step + simulated * self.per_second
             self.received_share.append((self.received - received0) / published)
@@ -255,6 +267,9 @@ def main() -> None:
                         help='take joint states, TF, IMU and odometry as serialized bytes (no '
                         'Python '
                         'deserialization in the consumer)')
+    parser.add_argument('--events', action='store_true',
+                        help="consume with rclpy's EventsExecutor (C++) instead of the "
+                        'SingleThreadedExecutor')
     parser.add_argument('--warmup', type=float, default=0.0,
                         help='sim seconds the node runs before its window starts (its /clock)')
     parser.add_argument('--no-cameras', action='store_true',
@@ -270,7 +285,7 @@ def main() -> None:
     robots = [e.name for e in scene.entities if e.kind == 'robot']
     sim = Simulation(scene)
     sim.step(round(0.5 / sim.step_length))
-    client = Client(robots, consume=not args.clock_only, raw=args.raw)
+    client = Client(robots, consume=not args.clock_only, raw=args.raw, events=args.events)
     client.step_length = scene.step_length
     bare, plain, cameras, bare_cpu, node_cpu = [], [], [], [], []
     cameras_label = f'{2 * len(robots) if args.robot == "all" else 2} cameras'
@@ -309,6 +324,7 @@ def main() -> None:
                                    else math.nan),
         'messages_received': (statistics.median(client.received_share)
                               if client.received_share else math.nan),
+        'consumer_cores': statistics.median(client.consumer_cores),
     }
     print(f"\n{result['scene']} ({result['robots']} robots, step {scene.step_length * 1000:g} ms), "
           f'median of {args.rounds} rounds of {args.window:g} s, load average '
@@ -323,7 +339,8 @@ def main() -> None:
           f"{result['node_cpu_per_sim_s']:.3f} s   x{result['cpu_bare_over_node']:.2f}: the "
           'node on a core of its own, as a share of bare')
     print(f"  joint states, IMU, odometry and /tf received by the consumer: "
-          f"{result['messages_received']:.1%} of those published")
+          f"{result['messages_received']:.1%} of those published; the consumer's process "
+          f"used {result['consumer_cores']:.0%} of a core")
     print(f"  camera frames received in another process: {result['camera_frames_received']:.1%} "
           f'(distinct stamps over the {CAMERA_RATE:g} Hz frames between first and last)')
     print(json.dumps(result))

@@ -32,6 +32,8 @@ BENCHMARKS = (
      'ROS node real-time factor and overhead over physics only'),
     ('node_raw', 'node_rtf.py', ['--warmup', '11', '--raw', '--no-cameras'],
      'ROS node overhead, consumer taking serialized messages (no Python deserialization)'),
+    ('node_events', 'node_rtf.py', ['--warmup', '11', '--raw', '--events', '--no-cameras'],
+     "ROS node overhead, consumer taking serialized messages with rclpy's EventsExecutor"),
     ('camera', 'camera_pipeline.py', [], 'Camera pipeline vs bare PyBullet rendering'),
     ('gl', 'gl_cameras.py', [], 'GL renderer vs TinyRenderer on Game.ros2'),
     ('delivery', 'ros_delivery.py', [], 'Command latency and camera frames delivered to another process'),
