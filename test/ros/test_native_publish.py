@@ -5,16 +5,13 @@ rcl functions it is rclpy's publish."""
 
 from __future__ import annotations
 
-import sys
-import threading
-import time
-
 import pytest
 from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
 from scene_sim_ros.ros import native_publish
+from support.gil import other_thread_runs
 from support.ros import spin_until
 
 pytestmark = pytest.mark.skipif(not native_publish.available(),
@@ -46,32 +43,8 @@ def test_other_threads_run_while_dds_takes_the_message(ros_node):
     ros_node.create_subscription(String, '/native_publish/text', lambda msg: None, 10)
     assert spin_until(ros_node, lambda: publisher.get_subscription_count() == 1, 10.0)
     data = serialize_message(String(data='x' * 1000))
-    counter, stop = [0], threading.Event()
-
-    def spin() -> None:
-        while not stop.is_set():
-            counter[0] += 1
-            time.sleep(0)  # gives the GIL back, so the publishing thread never waits 10 s for it
-
-    interval = sys.getswitchinterval()
-    spinner = threading.Thread(target=spin, daemon=True)
-    spinner.start()
-    sys.setswitchinterval(10.0)
-    try:
-        before = counter[0]
-        for _ in range(300):
-            publisher.publish(data)
-        with_gil = counter[0] - before
-        before = counter[0]
-        for _ in range(300):
-            native_publish.publish_serialized(publisher, data)
-        without_gil = counter[0] - before
-    finally:
-        sys.setswitchinterval(interval)
-        stop.set()
-        spinner.join()
-    assert with_gil == 0
-    assert without_gil > 0
+    assert other_thread_runs(lambda: publisher.publish(data)) == 0
+    assert other_thread_runs(lambda: native_publish.publish_serialized(publisher, data)) > 0
 
 
 def test_a_destroyed_publisher_raises(ros_node):

@@ -4,15 +4,12 @@ bit, other threads run meanwhile, and a PyBullet build without the client table 
 
 from __future__ import annotations
 
-import sys
-import threading
-import time
-
 import pybullet as pb
 import pytest
 
 from scene_sim_ros.sim import native_step
 from scene_sim_ros.sim.simulation import Simulation
+from support.gil import other_thread_runs
 
 from .conftest import ball, busy_scene, drive, ground, scene_of, world_state
 
@@ -37,32 +34,8 @@ def test_other_threads_run_while_pybullet_steps():
     sim = Simulation(busy_scene())
     step = native_step.native_step(sim.client)
     assert step is not None
-    counter, stop = [0], threading.Event()
-
-    def spin() -> None:
-        while not stop.is_set():
-            counter[0] += 1
-            time.sleep(0)  # gives the GIL back, so the stepping thread never waits 10 s for it
-
-    interval = sys.getswitchinterval()
-    spinner = threading.Thread(target=spin, daemon=True)
-    spinner.start()
-    sys.setswitchinterval(10.0)
-    try:
-        before = counter[0]
-        for _ in range(300):
-            pb.stepSimulation(physicsClientId=sim.client)
-        with_gil = counter[0] - before
-        before = counter[0]
-        for _ in range(300):
-            step()
-        without_gil = counter[0] - before
-    finally:
-        sys.setswitchinterval(interval)
-        stop.set()
-        spinner.join()
-    assert with_gil == 0
-    assert without_gil > 0
+    assert other_thread_runs(lambda: pb.stepSimulation(physicsClientId=sim.client)) == 0
+    assert other_thread_runs(step) > 0
 
 
 def test_a_pybullet_without_the_client_table_falls_back(monkeypatch):
