@@ -1,9 +1,10 @@
 """RaiSim world XML files (``<raisim>``) and sensor sets.
 
 ``load(path, parameters=..., strict=...)`` reads a world; :mod:`.world` documents the supported
-subset, :mod:`.expressions` the ``@@parameter`` and ``{math}`` templates, :mod:`.terrain` the
-height maps and :mod:`.sensors` the ``<sensor_set>`` files. Articulated systems are URDF robots
-(:mod:`scene_sim_ros.formats.urdf`).
+subset and reads the top level, :mod:`.objects` the objects, :mod:`.wires` the wires and
+:mod:`.node` the elements; :mod:`.expressions` holds the ``@@parameter`` and ``{math}``
+templates, :mod:`.terrain` the height maps and :mod:`.sensors` the ``<sensor_set>`` files.
+Articulated systems are URDF robots (:mod:`scene_sim_ros.formats.urdf`).
 """
 
 from __future__ import annotations
