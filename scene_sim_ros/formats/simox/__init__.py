@@ -26,8 +26,9 @@ from typing import Any
 from ...errors import SceneLoadError
 from ...scene.model import Scene
 from .. import paths
+from .context import LoadContext
 from .meshes import DEFAULT_READER
-from .robot import LoadContext, build_entity, load_robot_def, robot_metadata
+from .robot import build_entity, load_robot_def, robot_metadata
 from .scene import OBJECT_TAGS, _object_entity, read_scene
 from .xml import Diagnostics, read_xml
 

@@ -27,22 +27,18 @@ from lxml import etree
 from ...errors import SceneLoadError
 from ...scene.model import Entity, Link
 from ...scene.transforms import IDENTITY, Pose
-from .robot import (
-    MM,
-    LoadContext,
+from .bodies import (
     PhysicsDef,
     ShapeSet,
-    build_entity,
     collisions_of,
-    load_robot_def,
     make_inertial,
-    number,
     parse_physics,
     parse_shapes,
-    parse_transform,
-    robot_metadata,
     visuals_of,
 )
+from .context import MM, LoadContext, number
+from .robot import build_entity, load_robot_def, robot_metadata
+from .transforms import parse_transform
 from .xml import child, children, read_xml, text_of, unit_factor
 
 OBJECT_TAGS = ('manipulationobject', 'obstacle')
