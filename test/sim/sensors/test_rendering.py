@@ -9,6 +9,9 @@ import numpy as np
 import pybullet as p
 import pytest
 
+from scene_sim_ros import Simulation
+from scene_sim_ros.scene import Box, Collision, Entity, Inertial, Link, Scene, Visual
+from scene_sim_ros.scene.sensors import Camera
 from scene_sim_ros.scene.transforms import Pose, quat_from_rpy
 from scene_sim_ros.sim.sensors.rays import cast_rays, column_angles
 from scene_sim_ros.sim.sensors.rendering import linearize_depth, projection_matrix, view_matrix
@@ -83,3 +86,30 @@ def test_cast_rays_measure_distances_and_skip_the_ignored_link(client):
     assert with_own[0] == pytest.approx(0.8, abs=1e-6)
     assert without_own[0] == pytest.approx(3.0, abs=1e-6)
     assert np.isinf(without_own[1:]).all()
+
+
+def test_tiny_renderer_colour_is_pybullets_image_with_the_scene_background_where_nothing_is():
+    fov_x, fov_y = math.radians(60), math.radians(45)
+    camera = Camera('cam', 'base', 64, 48, fov_x, fov_y)
+    host = Entity('host', 'robot', (Link('base', Inertial(mass=1.0)),), sensors=(camera,),
+                  pose=Pose((0.0, 0.0, 1.0)), fixed_base=True)
+    shape = Box((0.5, 0.8, 0.5))
+    box = Entity('box', 'static', (Link('base', collisions=(Collision(shape),),
+                                        visuals=(Visual(shape, color=(0.9, 0.3, 0.1, 1.0)),)),),
+                 pose=Pose((2.0, 0.3, 1.1)), fixed_base=True)
+    background = (0.2, 0.4, 0.6, 1.0)
+    sim = Simulation(Scene('tiny', (host, box), background=background), renderer='tiny')
+    try:
+        image = sim.read('host', 'cam')
+        pose = sim.link_world_pose('host', 'base') * camera.pose
+        _, _, rgba, depth, _ = p.getCameraImage(
+            64, 48, view_matrix(pose), projection_matrix(fov_x, fov_y, camera.near, camera.far),
+            renderer=p.ER_TINY_RENDERER, flags=p.ER_NO_SEGMENTATION_MASK,
+            physicsClientId=sim.client)
+    finally:
+        sim.close()
+    drawn = np.reshape(depth, (48, 64)) < 1.0 - 1e-7
+    assert 0.1 < drawn.mean() < 0.9  # both kinds of pixel are there
+    assert np.array_equal(image[drawn], np.reshape(rgba, (48, 64, 4))[..., :3][drawn])
+    assert np.all(image[~drawn] == np.round(np.array(background[:3]) * 255))
+    assert image.flags.c_contiguous and image.dtype == np.uint8
