@@ -23,7 +23,7 @@ pytest.importorskip('tf2_msgs.msg')
 
 from scene_sim_ros import load_scene  # noqa: E402
 from scene_sim_ros.resources import example_path  # noqa: E402
-from scene_sim_ros.scene import Pose  # noqa: E402
+from support.node_probes import JointRecorder, TfBuffer, latest_counter  # noqa: E402
 from support.processes import scene_sim_run  # noqa: E402
 from support.ros import (  # noqa: E402
     client_node,
@@ -76,58 +76,6 @@ def sim_node(tmp_path_factory):
 @pytest.fixture(scope='module')
 def client(sim_node):
     yield from client_node('arm_example_test_client')
-
-
-class TfBuffer:
-    """The latest transform per child frame, chained from a frame up to the root."""
-
-    def __init__(self):
-        self.parent: dict[str, tuple[str, Pose]] = {}
-
-    def add(self, msg):
-        for t in msg.transforms:
-            tr, rot = t.transform.translation, t.transform.rotation
-            self.parent[t.child_frame_id] = (t.header.frame_id, Pose(
-                (tr.x, tr.y, tr.z), (rot.x, rot.y, rot.z, rot.w)))
-
-    def lookup(self, target: str, source: str) -> Pose:
-        pose, frame = Pose(), source
-        while frame != target:
-            if frame not in self.parent:
-                raise LookupError(f'{source} does not chain up to {target}: {frame} has no parent')
-            parent, transform = self.parent[frame]
-            pose = transform * pose
-            frame = parent
-        return pose
-
-
-class JointRecorder:
-    """Records (stamp, position) of one joint from ``/arm/joint_states``."""
-
-    def __init__(self, client, joint):
-        from sensor_msgs.msg import JointState
-        self.client = client
-        self.samples: list[tuple[float, float]] = []
-
-        def record(msg):
-            self.samples.append((stamp(msg.header), msg.position[list(msg.name).index(joint)]))
-        self.subscription = client.create_subscription(JointState, '/arm/joint_states', record,
-                                                       qos(200))
-
-    def wait_until_time(self, sim_time, timeout=60.0):
-        assert spin_until(self.client, lambda: self.samples and self.samples[-1][0] >= sim_time,
-                          timeout), f'sim time did not reach {sim_time}'
-
-    def after(self, sim_time):
-        return [(t, q) for t, q in self.samples if t > sim_time]
-
-    def at(self, sim_time, window=0.05):
-        near = [q for t, q in self.samples if abs(t - sim_time) <= window / 2 + 1e-9]
-        assert near, f'no sample near {sim_time}'
-        return sum(near) / len(near)
-
-    def close(self):
-        self.client.destroy_subscription(self.subscription)
 
 
 def test_the_file_declares_what_this_module_expects():
@@ -207,7 +155,7 @@ def test_waist_command_turns_at_the_servos_pace(client):
     pace = servo_speed('waist_joint')
     assert pace < limit   # p * step < 1 here: the pace is below maxVelocity
     publisher = client.create_publisher(JointState, '/arm/joint_commands', 10)
-    recorder = JointRecorder(client, 'waist_joint')
+    recorder = JointRecorder(client, '/arm/joint_states', 'waist_joint')
     try:
         assert spin_until(client, lambda: publisher.get_subscription_count() > 0, 20.0)
         recorder.wait_until_time(0.5)
@@ -234,7 +182,7 @@ def test_stamped_trajectory_is_executed_in_sim_time(client):
     from builtin_interfaces.msg import Duration
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
     publisher = client.create_publisher(JointTrajectory, '/arm/joint_trajectory', 10)
-    recorder = JointRecorder(client, 'wrist_joint')
+    recorder = JointRecorder(client, '/arm/joint_states', 'wrist_joint')
     try:
         assert spin_until(client, lambda: publisher.get_subscription_count() > 0, 20.0)
         recorder.wait_until_time(0.5)
@@ -256,12 +204,6 @@ def test_stamped_trajectory_is_executed_in_sim_time(client):
     assert servo_speed('wrist_joint') > 1.5 * (initial - 0.35)
     assert recorder.at(start + 1.0, 0.02) == pytest.approx(0.35, abs=0.03)
     assert recorder.at(start + 2.4, 0.1) == pytest.approx(0.2, abs=0.02)
-
-
-def latest_counter(client, topic):
-    from std_msgs.msg import UInt64
-    (msg,) = wait_for_messages(client, UInt64, topic, count=1, timeout=20.0, qos=qos(1, True))
-    return msg.data
 
 
 def test_bad_commands_are_rejected_counted_and_survived(client):

@@ -16,7 +16,7 @@ pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
 from scene_sim_ros import load_scene  # noqa: E402
-from scene_sim_ros.scene import Pose  # noqa: E402
+from support.node_probes import JointRecorder, TfBuffer, latest_counter  # noqa: E402
 from support.processes import scene_sim_run  # noqa: E402
 from support.ros import (  # noqa: E402
     client_node,
@@ -55,38 +55,6 @@ def client(sim_node):
     yield from client_node('game_test_client')
 
 
-class TfBuffer:
-    """The semantics of a tf2 buffer that matter here: the latest transform per child frame,
-    chained from a frame up to the root."""
-
-    def __init__(self):
-        self.parent: dict[str, tuple[str, Pose]] = {}
-
-    def add(self, msg):
-        for t in msg.transforms:
-            tr, rot = t.transform.translation, t.transform.rotation
-            self.parent[t.child_frame_id] = (t.header.frame_id, Pose(
-                (tr.x, tr.y, tr.z), (rot.x, rot.y, rot.z, rot.w)))
-
-    def lookup(self, target: str, source: str) -> Pose:
-        """Pose of ``source`` in ``target`` (``target`` must be an ancestor)."""
-        pose = Pose()
-        frame = source
-        while frame != target:
-            if frame not in self.parent:
-                raise LookupError(f'{source} does not chain up to {target}: {frame} has no parent')
-            parent, transform = self.parent[frame]
-            pose = transform * pose
-            frame = parent
-        return pose
-
-
-def latest_counter(client, topic):
-    from std_msgs.msg import UInt64
-    (msg,) = wait_for_messages(client, UInt64, topic, count=1, timeout=20.0, qos=qos(1, True))
-    return msg.data
-
-
 def test_joint_states_arrive_every_step_with_all_24_joints(client, scene):
     from sensor_msgs.msg import JointState
     messages = wait_for_messages(client, JointState, '/robot1/joint_states', count=20,
@@ -115,7 +83,7 @@ def test_tf_resolves_a_camera_optical_frame_from_the_world(client):
     from tf2_msgs.msg import TFMessage
     # the head looks ahead, whatever ran before (other tests turn it to 0.8 rad)
     command = client.create_publisher(JointState, '/robot1/joint_commands', 10)
-    recorder = JointRecorder(client, 'HeadYaw')
+    recorder = JointRecorder(client, '/robot1/joint_states', 'HeadYaw')
     try:
         assert spin_until(client, lambda: command.get_subscription_count() > 0, 20.0)
         recorder.wait_until_time(SETTLED)
@@ -186,36 +154,6 @@ def test_imu_reads_gravity_at_rest(client):
     assert msg.angular_velocity_covariance[0] > 0.0
 
 
-class JointRecorder:
-    """Records (stamp, position) of one joint from ``/robot1/joint_states``."""
-
-    def __init__(self, client, joint):
-        from sensor_msgs.msg import JointState
-        self.client = client
-        self.samples: list[tuple[float, float]] = []
-
-        def record(msg):
-            self.samples.append((stamp(msg.header), msg.position[list(msg.name).index(joint)]))
-        self.subscription = client.create_subscription(JointState, '/robot1/joint_states', record,
-                                                       qos(200))
-
-    def wait_until_time(self, sim_time, timeout=60.0):
-        assert spin_until(self.client, lambda: self.samples and self.samples[-1][0] >= sim_time,
-                          timeout), f'sim time did not reach {sim_time}'
-
-    def after(self, sim_time):
-        return [(t, q) for t, q in self.samples if t > sim_time]
-
-    def at(self, sim_time, window=0.05):
-        """Mean position within ``window`` around ``sim_time`` (a holding servo may dither)."""
-        near = [q for t, q in self.samples if abs(t - sim_time) <= window / 2 + 1e-9]
-        assert near, f'no sample near {sim_time}'
-        return sum(near) / len(near)
-
-    def close(self):
-        self.client.destroy_subscription(self.subscription)
-
-
 SETTLED = 1.5  # sim seconds: the NAOs drop onto the field at the start, heads swing until then
 
 
@@ -225,7 +163,7 @@ def test_head_yaw_command_turns_the_head_at_a_servo_pace(client, scene):
     limit = motor.max_velocity
     target = 0.8
     publisher = client.create_publisher(JointState, '/robot1/joint_commands', 10)
-    recorder = JointRecorder(client, 'HeadYaw')
+    recorder = JointRecorder(client, '/robot1/joint_states', 'HeadYaw')
     try:
         assert spin_until(client, lambda: publisher.get_subscription_count() > 0, 20.0)
         recorder.wait_until_time(SETTLED)
@@ -262,7 +200,7 @@ def test_stamped_trajectory_is_executed_in_sim_time(client):
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
     publisher = client.create_publisher(JointTrajectory, '/robot1/joint_trajectory', 10)
     command = client.create_publisher(JointState, '/robot1/joint_commands', 10)
-    recorder = JointRecorder(client, 'HeadYaw')
+    recorder = JointRecorder(client, '/robot1/joint_states', 'HeadYaw')
     try:
         assert spin_until(client, lambda: publisher.get_subscription_count() > 0
                           and command.get_subscription_count() > 0, 20.0)
