@@ -129,7 +129,6 @@ class Frame:
         return linearize_depth(self.depth_buffer, self.near, self.far)
 
 
-
 def _light_arguments(scene: Any) -> dict[str, Any]:
     """``getCameraImage`` lighting from the scene's first light (PyBullet's defaults without)."""
     lights = getattr(scene, 'lights', ())
