@@ -56,7 +56,7 @@ def install_trace(events: list[Event]) -> None:
         outbox.__init__, outbox.open_window, outbox.drain)
     original_native_step = simulation.native_step
 
-    def init(self: Any, publish: Any) -> None:
+    def init(self: Any, publish: Any, *args: Any, **kwargs: Any) -> None:
         def traced(publisher: Any, msg: Any) -> None:
             if threading.current_thread() is not self._thread:
                 publish(publisher, msg)
@@ -64,7 +64,7 @@ def install_trace(events: list[Event]) -> None:
             events.append(('p', time.perf_counter(), 0.0, 0.0))
             publish(publisher, msg)
             events.append(('P', time.perf_counter(), 0.0, 0.0))
-        original_init(self, traced)
+        original_init(self, traced, *args, **kwargs)
 
     def open_window(self: Any, seconds: float) -> None:
         events.append(('o', time.perf_counter(), seconds, 0.0))
