@@ -176,7 +176,11 @@ def main() -> None:
                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                     start_new_session=True, env=dict(os.environ))
         try:
-            client.wait_for_clock(120.0)
+            try:
+                client.wait_for_clock(120.0)
+            except TimeoutError:
+                sys.exit('the node published no /clock; its log:\n'
+                         + (Path(tmp) / 'node.log').read_text()[-4000:])
             while client.clock is not None and client.clock < args.warmup:
                 client.spin_for(0.1)
             sim0, wall0 = client.clock, time.monotonic()
