@@ -181,11 +181,7 @@ def main() -> None:
             except TimeoutError:
                 sys.exit('the node published no /clock; its log:\n'
                          + (Path(tmp) / 'node.log').read_text()[-4000:])
-            while client.clock is not None and client.clock < args.warmup:
-                client.spin_for(0.1)
-            sim0, wall0 = client.clock, time.monotonic()
-            client.spin_for(args.seconds)
-            rtf = (client.clock - sim0) / (time.monotonic() - wall0)
+            rtf, _ = client.rtf(args.seconds, warmup=args.warmup)
         finally:
             stop_node(proc)
             client.close()
