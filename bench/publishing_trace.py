@@ -10,7 +10,8 @@ seconds after ``--warmup`` seconds of sim time it reports the node's RTF (from `
 medians per step:
 
 - the GIL-free PyBullet step (wall and CPU; wall minus CPU is mostly waiting for the GIL back),
-- the outbox's window (``WINDOW_SHARE`` of the recent step), the messages it got out in it and
+- the outbox's window (``WINDOW_SHARE`` of the recent step), the time it spent building the
+  step's messages (it builds them all first), the messages it then got out in the window and
   the wall time each took on the publishing thread,
 - the messages left for the physics thread and the time it spent publishing them.
 
@@ -43,9 +44,10 @@ Event = tuple[str, float, float, float]
 
 def install_trace(events: list[Event]) -> None:
     """Wrap the publishing machinery so that ``events`` gets ``(kind, time, a, b)`` tuples:
-    ``o`` window opened (a: its length), ``p``/``P`` the outbox thread starts/ends a message,
-    ``d`` a drain starts (a: messages left), ``D`` it ends, ``n`` a GIL-free step ended (a: its
-    wall seconds, b: its CPU seconds)."""
+    ``o`` window opened (a: its length), ``b`` the outbox thread built a message (a: wall
+    seconds), ``p``/``P`` it starts/ends publishing one, ``x`` another thread published one,
+    ``d``/``D`` a drain starts/ends, ``n`` a GIL-free step ended (a: its wall seconds, b: its
+    CPU seconds)."""
     import threading
 
     from scene_sim_ros.ros import publishing
@@ -56,22 +58,29 @@ def install_trace(events: list[Event]) -> None:
         outbox.__init__, outbox.open_window, outbox.drain)
     original_native_step = simulation.native_step
 
-    def init(self: Any, publish: Any, *args: Any, **kwargs: Any) -> None:
+    def init(self: Any, publish: Any, prepare: Any = None) -> None:
         def traced(publisher: Any, msg: Any) -> None:
             if threading.current_thread() is not self._thread:
+                events.append(('x', time.perf_counter(), 0.0, 0.0))
                 publish(publisher, msg)
                 return
             events.append(('p', time.perf_counter(), 0.0, 0.0))
             publish(publisher, msg)
             events.append(('P', time.perf_counter(), 0.0, 0.0))
-        original_init(self, traced, *args, **kwargs)
+
+        def traced_prepare(publisher: Any, msg: Any) -> Any:
+            started = time.perf_counter()
+            built = prepare(publisher, msg)
+            events.append(('b', time.perf_counter(), time.perf_counter() - started, 0.0))
+            return built
+        original_init(self, traced, None if prepare is None else traced_prepare)
 
     def open_window(self: Any, seconds: float) -> None:
         events.append(('o', time.perf_counter(), seconds, 0.0))
         original_open(self, seconds)
 
     def drain(self: Any) -> None:
-        events.append(('d', time.perf_counter(), float(len(self._items)), 0.0))
+        events.append(('d', time.perf_counter(), 0.0, 0.0))
         original_drain(self)
         events.append(('D', time.perf_counter(), 0.0, 0.0))
 
@@ -105,17 +114,22 @@ def summarize(events: list[Event], start: float) -> dict[str, float]:
             native.append((value, cpu))
             continue
         if kind == 'o':
-            current = {'open': t, 'window': value, 'sent': 0, 'spent': 0.0}
+            current = {'open': t, 'window': value, 'built': 0.0, 'sent': 0, 'spent': 0.0,
+                       'left': 0}
             steps.append(current)
         elif current is None:
             continue
+        elif kind == 'b':
+            current['built'] += value
+        elif kind == 'x' and 'drained' not in current:
+            current['left'] += 1
         elif kind == 'p':
             current['started'] = t
         elif kind == 'P' and 'started' in current:
             current['sent'] += 1
             current['spent'] += t - current.pop('started')
         elif kind == 'd' and 'drain' not in current:
-            current['drain'], current['left'] = t, value
+            current['drain'] = t
         elif kind == 'D' and 'drain' in current and 'drained' not in current:
             current['drained'] = t - current['drain']
     complete = [s for s in steps if 'drained' in s]
@@ -130,6 +144,7 @@ def summarize(events: list[Event], start: float) -> dict[str, float]:
         'native_gil_wait_ms_mean': statistics.fmean(w - c for w, c in native) * 1e3
         if native else float('nan'),
         'window_ms': median(s['window'] for s in complete) * 1e3,
+        'building_in_window_ms': median(s['built'] for s in complete) * 1e3,
         'sent_in_window': median(s['sent'] for s in complete),
         'ms_per_message_in_window': median(s['spent'] / s['sent'] for s in complete
                                            if s['sent']) * 1e3,

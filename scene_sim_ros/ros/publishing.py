@@ -84,7 +84,7 @@ class Publishing:
         if not held:
             return
         if self._outbox is None:
-            self._outbox = Outbox(self._publish_now)
+            self._outbox = Outbox(self._publish_now, self._build)
         self._outbox.post(held)
 
     def settle(self) -> None:
@@ -104,10 +104,24 @@ class Publishing:
             self._outbox.close()
             self._outbox = None
 
-    def _publish_now(self, publisher: Any, msg: Any) -> None:
+    def _build(self, publisher: Any, msg: Any) -> Any:
+        """``msg``, built where it is still to be built; None where building failed (counted
+        as a publishing error)."""
+        if type(msg) is not _Build:
+            return msg
         try:
-            if type(msg) is _Build:
-                msg = msg.build(*msg.args)
+            return msg.build(*msg.args)
+        except Exception as err:  # noqa: BLE001 - a bad builder must not stop the others
+            if self._node.context.ok():
+                self.count_publish_error(getattr(publisher, 'topic_name', '?'), err)
+            return None
+
+    def _publish_now(self, publisher: Any, msg: Any) -> None:
+        if type(msg) is _Build:
+            msg = self._build(publisher, msg)
+        if msg is None:
+            return
+        try:
             if type(msg) is bytes:
                 publish_serialized(publisher, msg)  # without the GIL while DDS takes it
             else:
@@ -151,14 +165,20 @@ class Outbox:
     """A thread that publishes ``(publisher, message)`` items, but only inside windows: while
     the physics thread steps PyBullet without the GIL (:meth:`open_window`, for about as long
     as a step takes). Outside them it leaves the GIL to the physics thread, which would
-    otherwise wait for it; :meth:`drain` publishes what is left on the calling thread."""
+    otherwise wait for it; :meth:`drain` publishes what is left on the calling thread.
 
-    def __init__(self, publish: Callable[[Any, Any], None]):
+    In a window the thread first builds every queued message that is still to be built
+    (``prepare``), then publishes them in order: what a window leaves for :meth:`drain` is
+    then only the DDS write, not the building as well."""
+
+    def __init__(self, publish: Callable[[Any, Any], None],
+                 prepare: Callable[[Any, Any], Any] | None = None):
         self._publish = publish
+        self._prepare = prepare
         self._wake = threading.Condition()
         self._items: collections.deque[tuple[Any, Any]] = collections.deque()
         self._window_end = 0.0  # perf_counter() until which this thread may publish
-        self._busy = False  # this thread is publishing an item
+        self._busy = False  # this thread holds items taken from the queue
         self._closed = False
         self._thread = threading.Thread(target=self._run, name='publishing', daemon=True)
         self._thread.start()
@@ -179,7 +199,7 @@ class Outbox:
             self._wake.notify()
 
     def drain(self) -> None:
-        """Close the window, wait for the item in the thread's hands, then publish the rest
+        """Close the window, wait for the items in the thread's hands, then publish the rest
         here, in order."""
         with self._wake:
             self._window_end = 0.0
@@ -199,21 +219,38 @@ class Outbox:
         self._thread.join(5.0)
 
     def _run(self) -> None:
-        wake, items = self._wake, self._items
+        wake = self._wake
         while True:
             with wake:
-                while not (items and time.perf_counter() < self._window_end):
-                    if self._closed and not items:
+                while not (self._items and time.perf_counter() < self._window_end):
+                    if self._closed and not self._items:
                         return
                     wake.wait()
-                item = items.popleft()
+                batch = list(self._items)
+                self._items.clear()
                 self._busy = True
+            left: list[tuple[Any, Any]] = []
             try:
-                self._publish(*item)  # never raises (Publishing counts errors)
+                left = self._work(batch)
             finally:
                 with wake:
+                    self._items.extendleft(reversed(left))  # before anything posted since
                     self._busy = False
                     wake.notify_all()
+
+    def _work(self, batch: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+        """Prepare, then publish ``batch`` while the window lasts; returns what is left."""
+        prepare = self._prepare
+        if prepare is not None:
+            for k, (publisher, msg) in enumerate(batch):
+                if time.perf_counter() >= self._window_end:
+                    break
+                batch[k] = (publisher, prepare(publisher, msg))
+        for k, (publisher, msg) in enumerate(batch):
+            if time.perf_counter() >= self._window_end:
+                return batch[k:]
+            self._publish(publisher, msg)  # never raises (Publishing counts errors)
+        return []
 
 
 def _publish_counter(publisher: Any, count: int) -> None:

@@ -125,6 +125,30 @@ def test_a_window_that_closes_leaves_the_rest_to_settle_in_order():
         outbox.close()
 
 
+def test_a_window_builds_every_message_first_and_leaves_drain_only_the_publishing():
+    publisher = FakePublisher()
+    built_on: list[int] = []
+
+    def prepare(target, msg):
+        built_on.append(threading.get_ident())
+        return ('built', msg)
+
+    def slow(target, msg):
+        time.sleep(0.02)
+        target.publish(msg)
+    outbox = Outbox(slow, prepare)
+    try:
+        outbox.post([(publisher, k) for k in range(10)])
+        outbox.open_window(1.0)
+        wait(lambda: len(publisher.got) >= 2)
+        outbox.drain()
+        assert publisher.got == [('built', k) for k in range(10)]
+        assert len(built_on) == 10 and threading.get_ident() not in built_on
+        assert len(publisher.threads) == 2  # the outbox's, then this one
+    finally:
+        outbox.close()
+
+
 def test_the_next_hold_waits_for_the_previous_batch(publishing):
     publisher = FakePublisher()
     for step in range(20):
