@@ -11,6 +11,8 @@ counted) and ``node.frames`` (frame names).
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -18,6 +20,10 @@ from rclpy.publisher import Publisher
 
 from ...scene import Entity
 from ..conversions import set_stamp
+
+ACTIVITY_CHECK_PERIOD = 0.1
+"""Wall seconds a lazy adapter trusts its last look at its subscriber count: asking DDS costs
+microseconds, and each of a team's 28 cameras nobody watches is due 30 times a simulated second."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,7 @@ class SensorAdapter:
         self._period = 1.0 / settings.rate if settings.rate > 0.0 else 0.0
         self._next_due = 0.0
         self._active = False  # a lazy adapter reads only while subscribed
+        self._activity_checked = -math.inf  # time.monotonic() of the last look
         # half a step of tolerance, so a 50 Hz sensor on 10 ms steps fires every second step
         self._tolerance = 0.5 * node.sim.step_length
         self.setup()
@@ -72,6 +79,10 @@ class SensorAdapter:
         self.publish(t)
 
     def _check_active(self) -> bool:
+        now = time.monotonic()
+        if now < self._activity_checked + ACTIVITY_CHECK_PERIOD:
+            return self._active
+        self._activity_checked = now
         active = self.has_subscribers()
         if active != self._active:
             self._active = active
