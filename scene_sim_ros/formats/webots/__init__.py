@@ -25,6 +25,9 @@ as limits; the motor's name names the joint), ``PositionSensor`` -> joint positi
 the lookup table), ``TouchSensor`` -> collision sensor, ``Accelerometer``, ``Gyro``,
 ``InertialUnit``, ``GPS``, ``Compass``. Since R2022a Webots devices look along +x with z up,
 as our sensors do; older cameras looked along -z with y up and are rotated accordingly.
+Modules: :mod:`.mapping` (Solid/Robot trees: solids, shapes, joints, devices' placement),
+:mod:`.devices` (devices -> sensors), :mod:`.world` (WorldInfo, lights), :mod:`.appearance`
+(Phong surfaces of appearances), :mod:`.context` (the load's context, link and entity drafts).
 
 Entities: a top-level ``Robot`` is a 'robot' (fixed to the world when it has no Physics, as
 in Webots); a top-level ``Solid`` with joints or devices is a 'robot', with Physics an
@@ -59,23 +62,14 @@ from ...scene.geometry import GREY, Box, Plane
 from ...scene.model import Collision, ContactDefaults, Entity, Light, Scene, Visual
 from ...scene.transforms import IDENTITY, Pose
 from . import fields
-from .mapping import (
-    Y_UP_TO_Z_UP,
-    Context,
-    EntityBuilder,
-    EntityDraft,
-    build_entity,
-    contact_pairs,
-    gravity,
-    light,
-    node_pose,
-    unique,
-)
+from .context import Context, EntityDraft, node_pose, unique
+from .mapping import EntityBuilder, build_entity
 from .nodes import Node, Value
 from .parser import Document, parse_file
 from .protos import BASE_NODES, ProtoLibrary
 from .resolve import REMEDIES, RefusedPath, Resolver, ResolverSettings
 from .template import Limits
+from .world import Y_UP_TO_Z_UP, contact_pairs, gravity, light
 
 ROBOT_FIELDS = frozenset({'controller', 'controllerArgs', 'supervisor', 'extensionSlot',
                           'bodySlot', 'toolSlot', 'sensorSlot'})

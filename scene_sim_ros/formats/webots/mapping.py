@@ -1,5 +1,10 @@
-"""Webots nodes -> scene model, one handler per node type (tables ``CHILD_HANDLERS``,
-``SENSOR_HANDLERS``, ``JOINT_HANDLERS``, ``WORLD_HANDLERS``).
+"""Webots Solid/Robot trees -> entities: :class:`EntityBuilder` walks one top-level Solid or
+Robot (solids, physics, bounding objects, shapes, Pose/Transform/Group/Slot children, joints
+with their motors and position sensors, devices), one handler per node type (tables
+``CHILD_HANDLERS`` and ``JOINT_HANDLERS``, and ``SENSOR_HANDLERS`` of :mod:`.devices`), and
+:func:`build_entity` makes the entity. The load's context and the drafts are in
+:mod:`.context`, the surfaces of appearances in :mod:`.appearance`, the world-level nodes
+(WorldInfo, lights) in :mod:`.world`.
 
 Frames: a Solid's link frame is the Solid's own frame, except below a joint whose axis does
 not pass through the endPoint origin: there the link frame sits on the joint anchor (with the
@@ -13,7 +18,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...scene import geometry as shapes
@@ -22,29 +26,12 @@ from ...scene.model import (
     Collision,
     Entity,
     EntityKind,
-    Inertial,
     Joint,
     JointType,
-    Light,
-    Link,
-    MaterialPair,
-    Surface,
     Visual,
 )
 from ...scene.motors import ServoMotor
-from ...scene.sensors import (
-    Accelerometer,
-    Camera,
-    CollisionSensor,
-    Compass,
-    DepthCamera,
-    Gps,
-    Gyroscope,
-    InertialUnit,
-    JointPositionSensor,
-    Sensor,
-    SingleDistanceSensor,
-)
+from ...scene.sensors import JointPositionSensor
 from ...scene.transforms import (
     IDENTITY,
     Pose,
@@ -52,13 +39,20 @@ from ...scene.transforms import (
     normalized,
     quat_conjugate,
     quat_from_axis_angle,
-    quat_from_matrix,
     quat_rotate,
     scale,
 )
+from .appearance import material_surface
+from .context import Context, EntityDraft, LinkDraft, node_pose, through_slots, unique
+from .devices import (
+    OLD_OPTICAL_TO_SENSOR,
+    OPTICAL_DEVICES,
+    SENSOR_HANDLERS,
+    UNSIMULATED_DEVICES,
+    UNSIMULATED_SOLIDS,
+)
 from .geometry import (
     GEOMETRY_HANDLERS,
-    GeometryContext,
     centroid_of,
     inertia_of,
     plane_visual,
@@ -68,125 +62,15 @@ from .geometry import (
 from .nodes import Node
 from .protos import BASE_NODES
 
-# Before R2022a cameras, range finders and lidars looked along -z with y up; our sensor frame
-# looks along +x with z up: x_sensor = -z_device, y_sensor = -x_device, z_sensor = y_device.
-OLD_OPTICAL_TO_SENSOR = Pose(orientation=quat_from_matrix(((0, -1, 0), (0, 0, 1), (-1, 0, 0))))
-Y_UP_TO_Z_UP = Pose(orientation=quat_from_axis_angle((1.0, 0.0, 0.0), math.pi / 2.0))
 HINGE2_LINK_MASS = 1e-3  # kg: the intermediate link of a Hinge2Joint (massless in Webots)
 DEFAULT_INERTIA_RADIUS = 0.05  # m: a solid with a mass but no bounding object is a ball this big
-INFINITE_FRICTION = 1e4  # Webots writes -1 for infinite Coulomb friction
-UNSIMULATED_DEVICES = frozenset({
-    'LED', 'Emitter', 'Receiver', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
-    'Connector', 'Charger', 'Propeller', 'Altimeter', 'VacuumGripper', 'Track', 'Brake',
-    'Muscle', 'Skin', 'Focus', 'Zoom', 'Recognition', 'Lens', 'LensDistortion',
-    'Billboard', 'TrackWheel', 'CadShape',
-})
-# the devices above that are Solids: a body of their own (bounding object, physics, children)
-UNSIMULATED_SOLIDS = frozenset({
-    'LED', 'Emitter', 'Receiver', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
-    'Connector', 'Charger', 'Altimeter', 'VacuumGripper', 'Track',
-})
 NO_SCALE: Vec3 = (1.0, 1.0, 1.0)
-DECORATIVE_FIELDS = frozenset({'appearance', 'material', 'texture', 'baseColorMap'})
-
-
-def unique(name: str, used: set[str]) -> str:
-    """Webots' way: the second ``solid`` is ``solid(1)``."""
-    candidate, count = name, 0
-    while candidate in used:
-        count += 1
-        candidate = f'{name}({count})'
-    used.add(candidate)
-    return candidate
-
-
-def node_pose(node: Node) -> Pose:
-    return Pose(node.vec3('translation', (0.0, 0.0, 0.0)), node.rotation())
 
 
 def solid_name(node: Node) -> str:
     """The ``name`` of a Solid, Robot or device, with Webots' default for its type."""
     default = SENSOR_HANDLERS[node.type][1] if node.type in SENSOR_HANDLERS else 'solid'
     return node.string('name', 'robot' if node.type == 'Robot' else default)
-
-
-def through_slots(node: Node) -> Node | None:
-    """What a Slot (or a pair of them) holds: the first endPoint that is not a Slot."""
-    seen: set[int] = set()
-    current: Node | None = node
-    while current is not None and current.type == 'Slot' and current.missing_url is None:
-        if id(current) in seen:
-            return None
-        seen.add(id(current))
-        current = current.node('endPoint')
-    return current
-
-
-@dataclass
-class Context:
-    file: str
-    y_up: bool
-    strict: bool
-    step_length: float = 0.032
-    warnings: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    warned_types: set[tuple[str, str]] = field(default_factory=set)
-    # finds a Mesh/ImageTexture url (see resolve.py); without one, only local files are found
-    locate: Callable[[Node, str], Path | None] | None = None
-
-    def warn(self, node: Node, message: str, name: str | None = None) -> None:
-        file, line = node.where(name)
-        text = f'{file}:{line}: {message}'
-        (self.errors if self.strict else self.warnings).append(text)
-
-    def warn_once(self, node: Node, message: str) -> None:
-        key = (node.file, node.type)
-        if key not in self.warned_types:
-            self.warned_types.add(key)
-            self.warn(node, message)
-
-    def resolve_url(self, node: Node, url: str) -> Path | None:
-        if self.locate is not None:
-            return self.locate(node, url)
-        if url.startswith(('webots://', 'http://', 'https://', 'root://')):
-            return None
-        path = Path(url.removeprefix('file://'))
-        if not path.is_absolute():
-            path = Path(node.file).parent / path
-        return path.resolve() if path.is_file() else None
-
-    @property
-    def geometry(self) -> GeometryContext:
-        return GeometryContext(self.y_up, self.resolve_url, self.warn)
-
-
-@dataclass
-class LinkDraft:
-    name: str
-    collisions: list[Collision] = field(default_factory=list)
-    visuals: list[Visual] = field(default_factory=list)
-    mass_parts: list[tuple[float, Vec3, Inertia6]] = field(default_factory=list)
-
-    def freeze(self) -> Link:
-        mass, com, inertia = combine(self.mass_parts)
-        return Link(self.name, Inertial(mass, com, inertia), tuple(self.collisions),
-                    tuple(self.visuals))
-
-
-@dataclass
-class EntityDraft:
-    name: str
-    links: list[LinkDraft] = field(default_factory=list)
-    joints: list[Joint] = field(default_factory=list)
-    sensors: list[Sensor] = field(default_factory=list)
-    link_names: set[str] = field(default_factory=set)
-    joint_names: set[str] = field(default_factory=set)
-    sensor_names: set[str] = field(default_factory=set)
-
-    def new_link(self, name: str) -> LinkDraft:
-        link = LinkDraft(unique(name, self.link_names))
-        self.links.append(link)
-        return link
 
 
 class EntityBuilder:
@@ -548,90 +432,6 @@ class EntityBuilder:
         self.draft.joints.append(Joint(name, 'ball', link.name, child.name, pose * frame))
 
 
-# sensors -------------------------------------------------------------------------------------
-def _vertical_fov(horizontal: float, width: int, height: int) -> float:
-    return 2.0 * math.atan(math.tan(horizontal / 2.0) * height / width)
-
-
-def _image_size(node: Node, width_field: str = 'width', height_field: str = 'height',
-                default: tuple[int, int] = (64, 64)) -> tuple[int, int]:
-    width, height = node.int(width_field, default[0]), node.int(height_field, default[1])
-    for name, value in ((width_field, width), (height_field, height)):
-        if value < 1:  # 1e-320 reads as 0: no image, and a division by zero
-            raise node.error(f'{node.type}.{name} is {value}; it must be at least 1', name)
-    return width, height
-
-
-def _camera(b: EntityBuilder, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
-    width, height = _image_size(node)
-    fov = node.float('fieldOfView', 0.7854)
-    far = node.float('far', 0.0)
-    return Camera(name, link.name, width, height, fov, _vertical_fov(fov, width, height), mount,
-                  node.float('noise', 0.0), node.float('near', 0.01), far if far > 0.0 else 100.0)
-
-
-def _range_finder(b: EntityBuilder, node: Node, name: str, link: LinkDraft,
-                  mount: Pose) -> Sensor:
-    width, height = _image_size(node)
-    fov = node.float('fieldOfView', 0.7854)
-    projection = node.string('projection', 'planar')
-    spherical = projection in ('cylindrical', 'spherical')
-    fov_y = fov * height / width if spherical else _vertical_fov(fov, width, height)
-    return DepthCamera(name, link.name, width, height, fov, fov_y, node.float('minRange', 0.01),
-                       node.float('maxRange', 1.0),
-                       'spherical' if spherical else 'perspective', mount,
-                       node.float('noise', 0.0) * node.float('maxRange', 1.0))
-
-
-def _lidar(b: EntityBuilder, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
-    width, height = _image_size(node, 'horizontalResolution', 'numberOfLayers', (512, 4))
-    return DepthCamera(name, link.name, width, height, node.float('fieldOfView', math.pi),
-                       node.float('verticalFieldOfView', 0.2), node.float('minRange', 0.01),
-                       node.float('maxRange', 1.0), 'spherical', mount, node.float('noise', 0.0))
-
-
-def _distance_sensor(b: EntityBuilder, node: Node, name: str, link: LinkDraft,
-                     mount: Pose) -> Sensor:
-    table = node.mf_vec('lookupTable', 3) if node.has('lookupTable') else [(0.0, 0.0, 0.0),
-                                                                         (0.1, 1000.0, 0.0)]
-    distances = [row[0] for row in table] or [0.0, 0.1]
-    return SingleDistanceSensor(name, link.name, min(distances), max(distances), mount)
-
-
-def _touch_sensor(b: EntityBuilder, node: Node, name: str, link: LinkDraft,
-                  mount: Pose) -> Sensor:
-    names = []
-    for index, (shape, pose) in enumerate(b.bounding(node.node('boundingObject'), IDENTITY)):
-        names.append(f'{name}:{index}')
-        link.collisions.append(Collision(shape, mount * pose, None, names[-1]))
-    if not names:
-        b.context.warn(node, 'TouchSensor without boundingObject: it reports any contact of '
-                       f'link {link.name!r}')
-    return CollisionSensor(name, link.name, tuple(names), mount)
-
-
-def _simple(kind: Callable[[str, str, Pose], Sensor]
-            ) -> Callable[[EntityBuilder, Node, str, LinkDraft, Pose], Sensor]:
-    def make(b: EntityBuilder, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
-        return kind(name, link.name, mount)
-    return make
-
-
-SENSOR_HANDLERS: dict[str, tuple[Callable[[EntityBuilder, Node, str, LinkDraft, Pose], Sensor],
-                                 str]] = {
-    'Camera': (_camera, 'camera'),
-    'RangeFinder': (_range_finder, 'range finder'),
-    'Lidar': (_lidar, 'lidar'),
-    'DistanceSensor': (_distance_sensor, 'distance sensor'),
-    'TouchSensor': (_touch_sensor, 'touch sensor'),
-    'Accelerometer': (_simple(Accelerometer), 'accelerometer'),
-    'Gyro': (_simple(Gyroscope), 'gyro'),
-    'InertialUnit': (_simple(InertialUnit), 'inertial unit'),
-    'GPS': (_simple(Gps), 'gps'),
-    'Compass': (_simple(Compass), 'compass'),
-}
-OPTICAL_DEVICES = frozenset({'Camera', 'RangeFinder', 'Lidar'})
-
 CHILD_HANDLERS: dict[str, Callable[[EntityBuilder, Node, LinkDraft, Pose], None]] = {
     'Shape': EntityBuilder.shape,
     'Pose': EntityBuilder.transform,
@@ -649,7 +449,7 @@ JOINT_HANDLERS: dict[str, Callable[[EntityBuilder, Node, LinkDraft, Pose], None]
 }
 
 
-# entities and world --------------------------------------------------------------------------
+# entities ------------------------------------------------------------------------------------
 def build_entity(context: Context, node: Node, world_pose: Pose, used_names: set[str]) -> Entity:
     default = 'robot' if node.type == 'Robot' else 'solid'
     draft = EntityDraft(unique(node.string('name', default), used_names))
@@ -666,97 +466,3 @@ def build_entity(context: Context, node: Node, world_pose: Pose, used_names: set
     return Entity(draft.name, kind, tuple(link.freeze() for link in draft.links),
                   tuple(draft.joints), tuple(draft.sensors), world_pose * node_pose(node),
                   fixed_base=not has_physics, source=node.proto)
-
-
-def contact_pairs(world_info: Node, context: Context) -> list[MaterialPair]:
-    """ContactProperties as material pairs.
-
-    Webots' ``rollingFriction`` is ODE's rolling torque coefficient (torque per normal force);
-    the model's rolling friction is a deceleration in m/s^2 that depends on the rolling body's
-    radius, which a contact pair does not know, so non-zero values are reported and left out.
-    ``bounce`` and ``bounceVelocity`` are the restitution and its threshold speed (ODE's
-    ``dContactBounce``; see :mod:`...sim.bounce`).
-    """
-    pairs = []
-    for contact in world_info.nodes('contactProperties'):
-        friction = contact.mf_numbers('coulombFriction') or [1.0]
-        rolling = contact.floats('rollingFriction', 3, (0.0, 0.0, 0.0))
-        if any(rolling):
-            context.warn(contact, 'rollingFriction (an ODE torque coefficient) is not converted '
-                                  'to a rolling deceleration; left out', 'rollingFriction')
-        pairs.append(MaterialPair(contact.string('material1', 'default'),
-                                  contact.string('material2', 'default'),
-                                  INFINITE_FRICTION if friction[0] < 0 else friction[0],
-                                  None, contact.float('bounce', 0.5),
-                                  contact.float('bounceVelocity', 0.01)))
-    return pairs
-
-
-def light(node: Node, world: Pose) -> Light:
-    r, g, b = node.color('color', (1.0, 1.0, 1.0))
-    intensity = node.float('intensity', 1.0)
-    ambient = node.float('ambientIntensity', 0.0)
-    ambient_colour = (r * ambient, g * ambient, b * ambient, 1.0)
-    diffuse_colour = (r * intensity, g * intensity, b * intensity, 1.0)
-    if node.type == 'DirectionalLight':
-        direction = world.rotate(node.vec3('direction', (0.0, 0.0, -1.0)))
-        return Light('directional', direction=direction, ambient=ambient_colour,
-                     diffuse=diffuse_colour)
-    position = world.transform_point(node.vec3('location', (0.0, 0.0, 0.0)))
-    if node.type == 'SpotLight':
-        direction = world.rotate(node.vec3('direction', (0.0, 0.0, -1.0)))
-        return Light('spot', position, direction, cutoff=node.float('cutOffAngle', 0.7854),
-                     ambient=ambient_colour, diffuse=diffuse_colour)
-    return Light('point', position, ambient=ambient_colour, diffuse=diffuse_colour)
-
-
-def gravity(world_info: Node, y_up: bool) -> Vec3:
-    value = world_info.value('gravity')
-    if value is not None and len(value.items) == 3:  # before R2020: a vector
-        vector = world_info.vec3('gravity', (0.0, -9.81, 0.0))
-        return Y_UP_TO_Z_UP.rotate(vector) if y_up else vector
-    magnitude = world_info.float('gravity', 9.81)
-    return (0.0, 0.0, -magnitude)
-
-
-def material_surface(appearance: Node | None, color: shapes.RGBA) -> Surface | None:
-    """The Phong material of a VRML ``Appearance { material Material {...} }`` (what the gl
-    renderer lights): ambient ``ambientIntensity`` (default 0.2) times the diffuse colour,
-    specular colour, ``shininess`` (0..1) times 128 (VRML97's scale), emissive colour; of a
-    ``PBRAppearance`` see :func:`pbr_surface`. None for other appearances."""
-    if appearance is not None and appearance.type == 'PBRAppearance':
-        return pbr_surface(appearance, color)
-    if appearance is None or appearance.type != 'Appearance':
-        return None
-    material = appearance.node('material')
-    if material is None or material.type != 'Material':
-        return None
-    ambient = material.float('ambientIntensity', 0.2)
-    r, g, b, a = color
-    return Surface(diffuse=color, ambient=(r * ambient, g * ambient, b * ambient, a),
-                   specular=(*material.color('specularColor', (0.0, 0.0, 0.0)), 1.0),
-                   emission=(*material.color('emissiveColor', (0.0, 0.0, 0.0)), 1.0),
-                   shininess=128.0 * min(1.0, max(0.0, material.float('shininess', 0.2))))
-
-
-def pbr_surface(appearance: Node, color: shapes.RGBA) -> Surface:
-    """A Phong stand-in for Webots' metallic-roughness ``PBRAppearance`` (defaults: metalness 1,
-    roughness 0). Specular colour: the Fresnel reflectance at normal incidence of the metallic
-    workflow, 0.04 for dielectrics blended to ``baseColor`` by ``metalness``; exponent: the
-    Blinn-Phong equivalent of the GGX/Beckmann width alpha = roughness^2, 2/alpha^2 - 2 (Walter
-    et al. 2007), within 1..128; emission ``emissiveColor`` x ``emissiveIntensity``. Diffuse
-    and ambient stay ``baseColor``: the environment light Webots adds (IBL) has no Phong term,
-    and a metal without it would be black."""
-    metalness = min(1.0, max(0.0, appearance.float('metalness', 1.0)))
-    roughness = min(1.0, max(0.0, appearance.float('roughness', 0.0)))
-    r, g, b, a = color
-    def fresnel(c: float) -> float:
-        return 0.04 + (c - 0.04) * metalness
-    alpha = roughness * roughness
-    shininess = 128.0 if alpha == 0.0 else min(128.0, max(1.0, 2.0 / (alpha * alpha) - 2.0))
-    intensity = appearance.float('emissiveIntensity', 1.0)
-    er, eg, eb = appearance.color('emissiveColor', (0.0, 0.0, 0.0))
-    return Surface(diffuse=color, ambient=color,
-                   specular=(fresnel(r), fresnel(g), fresnel(b), 1.0),
-                   emission=(er * intensity, eg * intensity, eb * intensity, 1.0),
-                   shininess=shininess)

@@ -1,0 +1,139 @@
+"""Webots devices -> sensors: one builder per device type (``SENSOR_HANDLERS``: Camera,
+RangeFinder, Lidar, DistanceSensor, TouchSensor, Accelerometer, Gyro, InertialUnit, GPS, Compass,
+with each type's default name), the optical devices and their pre-R2022a frame, and the devices
+that are not simulated (``UNSIMULATED_DEVICES``, ``UNSIMULATED_SOLIDS``); the builder that places
+them is :class:`~.mapping.EntityBuilder`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Protocol
+
+from ...scene import geometry as shapes
+from ...scene.model import Collision
+from ...scene.sensors import (
+    Accelerometer,
+    Camera,
+    CollisionSensor,
+    Compass,
+    DepthCamera,
+    Gps,
+    Gyroscope,
+    InertialUnit,
+    Sensor,
+    SingleDistanceSensor,
+)
+from ...scene.transforms import IDENTITY, Pose, quat_from_matrix
+from .context import Context, LinkDraft
+from .nodes import Node
+
+# Before R2022a cameras, range finders and lidars looked along -z with y up; our sensor frame
+# looks along +x with z up: x_sensor = -z_device, y_sensor = -x_device, z_sensor = y_device.
+OLD_OPTICAL_TO_SENSOR = Pose(orientation=quat_from_matrix(((0, -1, 0), (0, 0, 1), (-1, 0, 0))))
+UNSIMULATED_DEVICES = frozenset({
+    'LED', 'Emitter', 'Receiver', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
+    'Connector', 'Charger', 'Propeller', 'Altimeter', 'VacuumGripper', 'Track', 'Brake',
+    'Muscle', 'Skin', 'Focus', 'Zoom', 'Recognition', 'Lens', 'LensDistortion',
+    'Billboard', 'TrackWheel', 'CadShape',
+})
+# the devices above that are Solids: a body of their own (bounding object, physics, children)
+UNSIMULATED_SOLIDS = frozenset({
+    'LED', 'Emitter', 'Receiver', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
+    'Connector', 'Charger', 'Altimeter', 'VacuumGripper', 'Track',
+})
+
+
+class DeviceHost(Protocol):
+    """What a device handler uses of the :class:`~.mapping.EntityBuilder` that calls it (a
+    Protocol, so that this module does not import :mod:`.mapping`, which imports it)."""
+
+    @property
+    def context(self) -> Context: ...
+
+    def bounding(self, node: Node | None, pose: Pose) -> list[tuple[shapes.Shape, Pose]]: ...
+
+
+# sensors -------------------------------------------------------------------------------------
+def _vertical_fov(horizontal: float, width: int, height: int) -> float:
+    return 2.0 * math.atan(math.tan(horizontal / 2.0) * height / width)
+
+
+def _image_size(node: Node, width_field: str = 'width', height_field: str = 'height',
+                default: tuple[int, int] = (64, 64)) -> tuple[int, int]:
+    width, height = node.int(width_field, default[0]), node.int(height_field, default[1])
+    for name, value in ((width_field, width), (height_field, height)):
+        if value < 1:  # 1e-320 reads as 0: no image, and a division by zero
+            raise node.error(f'{node.type}.{name} is {value}; it must be at least 1', name)
+    return width, height
+
+
+def _camera(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
+    width, height = _image_size(node)
+    fov = node.float('fieldOfView', 0.7854)
+    far = node.float('far', 0.0)
+    return Camera(name, link.name, width, height, fov, _vertical_fov(fov, width, height), mount,
+                  node.float('noise', 0.0), node.float('near', 0.01), far if far > 0.0 else 100.0)
+
+
+def _range_finder(b: DeviceHost, node: Node, name: str, link: LinkDraft,
+                  mount: Pose) -> Sensor:
+    width, height = _image_size(node)
+    fov = node.float('fieldOfView', 0.7854)
+    projection = node.string('projection', 'planar')
+    spherical = projection in ('cylindrical', 'spherical')
+    fov_y = fov * height / width if spherical else _vertical_fov(fov, width, height)
+    return DepthCamera(name, link.name, width, height, fov, fov_y, node.float('minRange', 0.01),
+                       node.float('maxRange', 1.0),
+                       'spherical' if spherical else 'perspective', mount,
+                       node.float('noise', 0.0) * node.float('maxRange', 1.0))
+
+
+def _lidar(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
+    width, height = _image_size(node, 'horizontalResolution', 'numberOfLayers', (512, 4))
+    return DepthCamera(name, link.name, width, height, node.float('fieldOfView', math.pi),
+                       node.float('verticalFieldOfView', 0.2), node.float('minRange', 0.01),
+                       node.float('maxRange', 1.0), 'spherical', mount, node.float('noise', 0.0))
+
+
+def _distance_sensor(b: DeviceHost, node: Node, name: str, link: LinkDraft,
+                     mount: Pose) -> Sensor:
+    table = node.mf_vec('lookupTable', 3) if node.has('lookupTable') else [(0.0, 0.0, 0.0),
+                                                                         (0.1, 1000.0, 0.0)]
+    distances = [row[0] for row in table] or [0.0, 0.1]
+    return SingleDistanceSensor(name, link.name, min(distances), max(distances), mount)
+
+
+def _touch_sensor(b: DeviceHost, node: Node, name: str, link: LinkDraft,
+                  mount: Pose) -> Sensor:
+    names = []
+    for index, (shape, pose) in enumerate(b.bounding(node.node('boundingObject'), IDENTITY)):
+        names.append(f'{name}:{index}')
+        link.collisions.append(Collision(shape, mount * pose, None, names[-1]))
+    if not names:
+        b.context.warn(node, 'TouchSensor without boundingObject: it reports any contact of '
+                       f'link {link.name!r}')
+    return CollisionSensor(name, link.name, tuple(names), mount)
+
+
+def _simple(kind: Callable[[str, str, Pose], Sensor]
+            ) -> Callable[[DeviceHost, Node, str, LinkDraft, Pose], Sensor]:
+    def make(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
+        return kind(name, link.name, mount)
+    return make
+
+
+SENSOR_HANDLERS: dict[str, tuple[Callable[[DeviceHost, Node, str, LinkDraft, Pose], Sensor],
+                                 str]] = {
+    'Camera': (_camera, 'camera'),
+    'RangeFinder': (_range_finder, 'range finder'),
+    'Lidar': (_lidar, 'lidar'),
+    'DistanceSensor': (_distance_sensor, 'distance sensor'),
+    'TouchSensor': (_touch_sensor, 'touch sensor'),
+    'Accelerometer': (_simple(Accelerometer), 'accelerometer'),
+    'Gyro': (_simple(Gyroscope), 'gyro'),
+    'InertialUnit': (_simple(InertialUnit), 'inertial unit'),
+    'GPS': (_simple(Gps), 'gps'),
+    'Compass': (_simple(Compass), 'compass'),
+}
+OPTICAL_DEVICES = frozenset({'Camera', 'RangeFinder', 'Lidar'})
