@@ -7,8 +7,6 @@ from ...scene import geometry as shapes
 from ...scene.model import Surface
 from .nodes import Node
 
-DECORATIVE_FIELDS = frozenset({'appearance', 'material', 'texture', 'baseColorMap'})
-
 
 def material_surface(appearance: Node | None, color: shapes.RGBA) -> Surface | None:
     """The Phong material of a VRML ``Appearance { material Material {...} }`` (what the gl
