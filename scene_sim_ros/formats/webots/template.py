@@ -214,6 +214,12 @@ def _run_js(program: str, lines: int, limits: Limits) -> str:
         if message == 'InternalError: out of memory':
             raise _Failure(f'stopped at the memory limit of {limits.memory_bytes / 2**20:g} '
                            'MiB', line) from None
+        if message == 'null':
+            # QuickJS throws null where it has no memory left for the error object (small
+            # allocations fill the limit to the last bytes); a template may also throw null
+            raise _Failure(f'stopped at the memory limit of {limits.memory_bytes / 2**20:g} '
+                           'MiB (QuickJS had no memory left for the error), or the template '
+                           'threw null', line) from None
         raise _Failure(message, line) from None
     if not isinstance(result, str):
         raise _Failure(f'the template produced {result!r}, not text', None)
