@@ -2,9 +2,10 @@
 
 :class:`scene_sim_ros.sim.simulation.Simulation` is the entry point (also importable as
 ``scene_sim_ros.Simulation``; its parts: ``entity_lookup``, ``state_queries``, ``world_edits``,
-``sensor_hooks``). Modules: ``builder`` (scene model -> multibodies), ``shapes``
-(shared collision/visual shapes), ``materials`` (friction fit), ``motors`` (SimRobot motor
-models), ``urdf`` (URDF export), ``sensors`` (sensor readers). No rclpy below this package.
+``sensor_hooks``). Modules: ``builder`` (scene model -> multibodies; ``link_layout`` its link
+order and parts, ``built_entity`` what it returns), ``shapes`` (shared collision/visual shapes),
+``materials`` (friction fit), ``motors`` (SimRobot motor models), ``urdf`` (URDF export),
+``sensors`` (sensor readers). No rclpy below this package.
 """
 
 import contextlib

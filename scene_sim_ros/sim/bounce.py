@@ -43,7 +43,7 @@ from ..scene import Scene
 from .materials import DEFAULT_MATERIAL, link_material
 
 if TYPE_CHECKING:
-    from .builder import BuiltEntity
+    from .built_entity import BuiltEntity
 
 DEFAULT_THRESHOLD = 0.2  # m/s: Bullet's restitutionVelocityThreshold, for pairs that give none
 

@@ -1,18 +1,23 @@
-"""Scene model entities as PyBullet multibodies.
+"""Scene model entities as PyBullet multibodies: :class:`Builder` creates an entity's bodies,
+their dynamics, joints and collision filters; the link order, collision-sensor helper links, the
+cut of a large entity into parts and principal inertia are :mod:`.link_layout`'s; what a build
+returns is :class:`~scene_sim_ros.sim.built_entity.BuiltEntity`.
 
 One multibody per entity, links in parent-before-child order (the root is PyBullet's base,
 index -1; the others follow in breadth-first order of the joint tree). Frames:
 
 - PyBullet's ``basePosition`` and ``linkPositions`` are link frames (the model's), but the pose
   PyBullet *reports* for the base (``getBasePositionAndOrientation``) and the link pose it reports
-  first (``getLinkState[0:2]``) are the centre-of-mass (inertial) frames. :class:`BuiltEntity`
-  keeps each link's inertial frame so the simulation can convert.
+  first (``getLinkState[0:2]``) are the centre-of-mass (inertial) frames.
+  :class:`~scene_sim_ros.sim.built_entity.BuiltEntity` keeps each link's inertial frame so the
+  simulation can convert.
 - A link's inertial frame is at its centre of mass, rotated onto the principal axes of its
   inertia tensor (PyBullet takes a diagonal inertia); a diagonal tensor keeps the link's axes.
 
 Masses: fixed-base entities (static compounds, robots hinged to the world) get base mass 0, which
-PyBullet reads as "fixed". Massless links of movable entities get :data:`MIN_MASS` (Featherstone
-needs positive mass behind every movable joint); point masses get the inertia of a 1 cm sphere.
+PyBullet reads as "fixed". Massless links of movable entities get
+:data:`~scene_sim_ros.sim.link_layout.MIN_MASS` (Featherstone needs positive mass behind every
+movable joint); point masses get the inertia of a 1 cm sphere.
 
 Collision rules: ``Entity.self_collision`` turns on PyBullet self-collision (parent/child pairs
 never collide); ``disabled_collisions`` pairs are filtered out; with
@@ -25,8 +30,9 @@ link of their own, fixed to the model link at identity and numbered after all mo
 link indices stay PyBullet's). It takes :data:`SENSOR_LINK_MASS` (at most 1 %) of its link's mass
 at the link's centre of mass with proportional inertia, so the entity's mass, centre of mass and
 inertia stay the model's. It collides with nothing its link is excluded from. Helper links belong
-to no model API: :attr:`BuiltEntity.link_names` lists model links only; ``sensor_links`` and
-``helper_parent`` map sensors to helpers and helpers back to their model link.
+to no model API: :attr:`~scene_sim_ros.sim.built_entity.BuiltEntity.link_names` lists model
+links only; ``sensor_links`` and ``helper_parent`` map sensors to helpers and helpers back to
+their model link.
 """
 
 from __future__ import annotations
@@ -35,278 +41,35 @@ import math
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-import numpy as np
 import pybullet as pb
 
 from ..errors import SimulationError
 from ..scene import Entity, Joint, Link, Pose, Scene, ServoMotor
-from ..scene.sensors import CollisionSensor
-from ..scene.transforms import quat_from_matrix, vec3
+from ..scene.transforms import vec3
 from .body_pool import BodyPool, pool_key
+from .built_entity import BuiltEntity, Part, place_parts
+from .link_layout import (
+    DOFS,
+    MAX_DOFS,
+    MAX_LINKS,
+    MIN_MASS,
+    MIN_PRINCIPAL_INERTIA,
+    _Layout,
+    link_order,
+    principal_inertia,
+    sensor_links,
+)
 from .materials import LinkContact, link_material, rolling_coefficient
 from .motors import MotorBank
 from .shapes import ShapeCache, apply_colors, check_textures
 from .torque_servos import is_torque_controlled, mobility_source, substeps_for, with_armature
 
-MIN_MASS = 1e-3
 SENSOR_LINK_MASS = 1e-4
-POINT_MASS_RADIUS = 0.01
-MIN_PRINCIPAL_INERTIA = 1e-9
 JOINT_TYPES = {'revolute': pb.JOINT_REVOLUTE, 'prismatic': pb.JOINT_PRISMATIC,
                'fixed': pb.JOINT_FIXED, 'ball': pb.JOINT_SPHERICAL}
 DYNAMIC_GROUP, STATIC_GROUP = 1, 2
-# PyBullet's createMultiBody silently keeps at most 127 links, and (measured, pybullet 3.2.7)
-# getLinkState reports link 0 wrong once a body's joints have more than 123 degrees of freedom
-# (124 revolute joints after stepping, 42 ball joints at once); loadURDF builds more links but
-# then answers no state query at all. Larger entities are cut into parts (:class:`Part`).
-MAX_LINKS = 127
-MAX_DOFS = 120
-DOFS = {'revolute': 1, 'prismatic': 1, 'ball': 3, 'fixed': 0}
 PART_FORCE = 1e7  # N, what the constraint holding a part to its parent may take
 PROXY_INERTIA = 1e-6  # kg*m^2, principal moments of a part's proxy base
-
-
-@dataclass
-class BuiltEntity:
-    """An entity in the PyBullet world and what is needed to talk about it in model terms."""
-
-    entity: Entity
-    body: int
-    link_index: dict[str, int]  # model link name -> PyBullet link index (-1: root)
-    link_names: dict[int, str]  # the inverse
-    inertial: dict[int, Pose]  # PyBullet link index -> inertial frame in the link frame
-    movable_joints: tuple[Joint, ...]  # scene order
-    joint_indices: list[int]  # PyBullet joint index of each movable joint
-    motors: MotorBank
-    initial_pose: Pose
-    fixed: bool
-    kinematic_pose: Pose | None = None
-    kinematic_velocity: tuple = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))  # (linear, angular)
-    inertial_inverse: dict[int, Pose] = field(default_factory=dict)  # link frame in inertial
-    sensor_links: dict[str, int] = field(default_factory=dict)  # sensor -> helper link index
-    helper_parent: dict[int, int] = field(default_factory=dict)  # helper -> model link index
-    parts: list[Part] = field(default_factory=list)  # further multibodies of a large entity
-    park_key: Hashable | None = None  # its body may be parked for an equal entity (body_pool)
-
-    def __post_init__(self) -> None:
-        self.inertial_inverse = {i: pose.inverse() for i, pose in self.inertial.items()}
-
-    @property
-    def bodies(self) -> tuple[int, ...]:
-        """The PyBullet bodies of the entity: :attr:`body` and those of its :attr:`parts`."""
-        return (self.body, *(part.body for part in self.parts))
-
-    def locate(self, index: int) -> tuple[int, int]:
-        """(PyBullet body, its link index) of link ``index`` (indices of :attr:`link_index`)."""
-        for part in self.parts:
-            if part.offset <= index < part.offset + part.count:
-                return part.body, index - part.offset
-        return self.body, index
-
-    def global_index(self, body: int, link: int) -> int:
-        """The index (as in :attr:`link_index`) of PyBullet ``(body, link)``; a part's base
-        stands for the model link it hangs on."""
-        for part in self.parts:
-            if part.body == body:
-                return part.parent_link if link < 0 else part.offset + link
-        return link
-
-    def joint_groups(self) -> list[tuple[int, list[int], list[int]]]:
-        """(body, its joint indices, positions in :attr:`joint_indices`) per body."""
-        groups: dict[int, tuple[list[int], list[int]]] = {}
-        for k, index in enumerate(self.joint_indices):
-            body, local = self.locate(index)
-            group = groups.setdefault(body, ([], []))
-            group[0].append(local)
-            group[1].append(k)
-        return [(body, locals_, ks) for body, (locals_, ks) in groups.items()]
-
-    @property
-    def name(self) -> str:
-        return self.entity.name
-
-    def model_link_index(self, index: int) -> int:
-        """The model link a PyBullet link index stands for (a helper's link; else itself)."""
-        return self.helper_parent.get(index, index)
-
-    def model_link_name(self, index: int) -> str | None:
-        return self.link_names.get(self.helper_parent.get(index, index))
-
-    def own_link_indices(self, index: int) -> tuple[int, ...]:
-        """PyBullet link ``index`` and the indices of its helper links."""
-        return (index, *(h for h, parent in self.helper_parent.items() if parent == index))
-
-
-@dataclass
-class Part:
-    """One more multibody of an entity with more links than PyBullet takes in one
-    (:data:`MAX_LINKS`): its base is a massless-ish proxy fixed (by a constraint) at the frame
-    ``origin`` of model link ``parent_link`` where the cut joint sits; its links ``offset`` ..
-    ``offset + count - 1`` of the entity's link indices are its PyBullet links 0 .. count - 1."""
-
-    body: int
-    offset: int
-    count: int
-    parent_link: int
-    origin: Pose
-    constraint: int | None = None
-
-
-@dataclass
-class _SensorLink:
-    """A helper link carrying the collision shapes ``collisions`` that ``sensors`` name."""
-
-    parent: str
-    collisions: tuple
-    sensors: list[str]
-
-
-def sensor_links(entity: Entity, warnings: list[str]) -> list[_SensorLink]:
-    """Helper links for the collision sensors of ``entity`` that name shapes of their link."""
-    links = {link.name: link for link in entity.links}
-    helpers: dict[tuple[str, frozenset], _SensorLink] = {}
-    taken: dict[str, set[str]] = {}
-    for sensor in entity.sensors:
-        if not isinstance(sensor, CollisionSensor) or not sensor.shapes or \
-                sensor.link not in links:
-            continue
-        wanted = frozenset(sensor.shapes)
-        key = (sensor.link, wanted)
-        if key in helpers:
-            helpers[key].sensors.append(sensor.name)
-            continue
-        named = tuple(c for c in links[sensor.link].collisions if c.name in wanted)
-        missing = wanted - {c.name for c in named}
-        used = taken.setdefault(sensor.link, set())
-        if missing or not named or used & wanted:
-            reason = (f'names unknown shapes {sorted(missing)}' if missing or not named
-                      else 'shares shapes with another collision sensor')
-            warnings.append(f'entity {entity.name!r}: collision sensor {sensor.name!r} {reason}; '
-                            f'it reports contacts of all shapes of link {sensor.link!r}')
-            continue
-        used |= wanted
-        helpers[key] = _SensorLink(sensor.link, named, [sensor.name])
-    return list(helpers.values())
-
-
-def link_order(entity: Entity) -> tuple[list[Link], dict[str, Joint]]:
-    """Links reachable from the root in depth-first pre-order (children in joint order) and the
-    joint above each child. PyBullet's importer numbers links depth-first, so this order makes
-    our indices PyBullet's."""
-    children: dict[str, list[Joint]] = {}
-    for joint in entity.joints:
-        children.setdefault(joint.parent, []).append(joint)
-    names = {link.name: link for link in entity.links}
-    order, parent_joint = [], {}
-    stack = [entity.root.name]
-    while stack:
-        name = stack.pop()
-        order.append(names[name])
-        below = children.get(name, [])
-        for joint in below:
-            if joint.child in parent_joint or joint.child == entity.root.name:
-                raise SimulationError(f'entity {entity.name!r}: link {joint.child!r} has more '
-                                      f'than one parent (joint {joint.name!r})')
-            if joint.child not in names:
-                raise SimulationError(f'entity {entity.name!r}: joint {joint.name!r} names an '
-                                      f'unknown link {joint.child!r}')
-            parent_joint[joint.child] = joint
-        stack.extend(joint.child for joint in reversed(below))
-    return order, parent_joint
-
-
-class _Layout:
-    """How a large entity's links are cut into pieces of at most :data:`MAX_LINKS` PyBullet
-    links (model links and their sensor helpers) and :data:`MAX_DOFS` joint degrees of freedom:
-    depth-first, a link joins its parent's piece while that has room, else starts a new piece
-    (its joint is then that piece's ``cut``).
-
-    ``index``: model link -> the entity's link index (piece 0: PyBullet's; piece k: offset_k +
-    its PyBullet index); ``helper_index``: helper k -> its link index."""
-
-    def __init__(self, order: list[Link], parent_joint: dict[str, Joint],
-                 helpers: list[_SensorLink]):
-        self.order, self.parent_joint, self.helpers = order, parent_joint, helpers
-        helpers_of: dict[str, list[int]] = {}
-        for k, helper in enumerate(helpers):
-            helpers_of.setdefault(helper.parent, []).append(k)
-        root = order[0].name
-        self.pieces: list[list[Link]] = [[]]
-        self.cuts: list[Joint | None] = [None]
-        sizes = [len(helpers_of.get(root, []))]
-        dofs = [0]
-        piece_of = {root: 0}
-        for link in order[1:]:
-            weight = 1 + len(helpers_of.get(link.name, []))
-            joint = parent_joint[link.name]
-            k = piece_of[joint.parent]
-            if sizes[k] + weight > MAX_LINKS or dofs[k] + DOFS[joint.type] > MAX_DOFS:
-                k = len(self.pieces)
-                self.pieces.append([])
-                self.cuts.append(joint)
-                sizes.append(0)
-                dofs.append(0)
-            self.pieces[k].append(link)
-            sizes[k] += weight
-            dofs[k] += DOFS[joint.type]
-            piece_of[link.name] = k
-        self.piece_helpers = [[h for link in ([order[0]] if k == 0 else []) + links
-                               for h in helpers_of.get(link.name, [])]
-                              for k, links in enumerate(self.pieces)]
-        self.index: dict[str, int] = {root: -1}
-        self.helper_index = [0] * len(helpers)
-        self.offsets: list[int] = []
-        offset = 0
-        for k, links in enumerate(self.pieces):
-            self.offsets.append(offset)
-            for i, link in enumerate(links):
-                self.index[link.name] = offset + i
-            for i, h in enumerate(self.piece_helpers[k]):
-                self.helper_index[h] = offset + len(links) + i
-            offset += len(links) + len(self.piece_helpers[k])
-
-
-def place_parts(client: int, built: BuiltEntity) -> None:
-    """Put each part's proxy base where its cut joint is on its parent link, moving with it
-    (after the entity was placed, its joints set or its velocity changed)."""
-    for part in built.parts:
-        body, link = built.locate(part.parent_link)
-        if link < 0:
-            com, orientation = pb.getBasePositionAndOrientation(body, physicsClientId=client)
-            linear, angular = pb.getBaseVelocity(body, physicsClientId=client)
-        else:
-            state = pb.getLinkState(body, link, computeLinkVelocity=1,
-                                    computeForwardKinematics=1, physicsClientId=client)
-            com, orientation, linear, angular = state[0], state[1], state[6], state[7]
-        frame = Pose(com, orientation) * built.inertial_inverse[part.parent_link] * part.origin
-        pb.resetBasePositionAndOrientation(part.body, frame.position, frame.orientation,
-                                           physicsClientId=client)
-        arm = np.subtract(frame.position, com)
-        velocity = np.add(linear, np.cross(angular, arm))
-        pb.resetBaseVelocity(part.body, velocity.tolist(), list(angular),
-                             physicsClientId=client)
-
-
-def principal_inertia(link: Link, movable: bool) -> tuple[float, Pose, tuple[float, float, float]]:
-    """Mass, inertial frame (in the link frame) and principal moments PyBullet receives."""
-    inertial = link.inertial
-    mass = inertial.mass
-    xx, xy, xz, yy, yz, zz = inertial.inertia
-    if movable and mass <= 0.0:
-        mass = MIN_MASS
-    if max(abs(xx), abs(yy), abs(zz)) <= 0.0:
-        moment = 0.4 * mass * POINT_MASS_RADIUS ** 2
-        return mass, Pose(inertial.com), (moment, moment, moment)
-    if abs(xy) + abs(xz) + abs(yz) <= 1e-12 * (abs(xx) + abs(yy) + abs(zz)):
-        moments, orientation = (xx, yy, zz), (0.0, 0.0, 0.0, 1.0)
-    else:
-        values, vectors = np.linalg.eigh(np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
-        if np.linalg.det(vectors) < 0.0:
-            vectors[:, 2] = -vectors[:, 2]
-        moments = vec3(values.tolist())
-        orientation = quat_from_matrix(vectors.tolist())
-    moments = vec3([max(m, MIN_PRINCIPAL_INERTIA) for m in moments])
-    return mass, Pose(inertial.com, orientation), moments
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SimulationError
-from .builder import BuiltEntity
+from .built_entity import BuiltEntity
 
 if TYPE_CHECKING:
     import numpy as np
@@ -74,7 +74,7 @@ class EntityLookup:
     def locate(self, entity: str, index: int) -> tuple[int, int]:
         """(PyBullet body, its link index) of ``entity``'s link index ``index`` (as
         :meth:`link_index` gives it): an entity with more links than one PyBullet body takes
-        is several bodies (:class:`~scene_sim_ros.sim.builder.Part`); else ``(body_id, index)``."""
+        is several bodies (:class:`~scene_sim_ros.sim.built_entity.Part`); else ``(body_id, index)``."""
         return self._built(entity).locate(index)
 
     def body_id(self, entity: str) -> int:

@@ -20,7 +20,7 @@ import pybullet as pb
 from ..errors import SimulationError
 
 if TYPE_CHECKING:
-    from .builder import BuiltEntity
+    from .built_entity import BuiltEntity
 
 MAX_SPEED = 50.0  # m/s, any link's centre of mass
 CHECK_PERIOD = 0.05  # s of simulated time between checks

@@ -37,7 +37,8 @@ from ..scene.sensors import IMAGE_SENSORS
 from ..scene.transforms import quat_from_axis_angle, quat_multiply, quat_normalized
 from .body_pool import BodyPool
 from .bounce import Bounce
-from .builder import Builder, BuiltEntity
+from .builder import Builder
+from .built_entity import BuiltEntity
 from .entity_lookup import JointSample, Quaternion, Vector
 from .guard import ExplosionGuard
 from .materials import fit_materials

@@ -17,7 +17,7 @@ import pybullet as pb
 from ..errors import CommandError, SimulationError
 from ..scene import Pose
 from ..scene.transforms import cross, quat_normalized, vec3
-from .builder import BuiltEntity, place_parts
+from .built_entity import BuiltEntity, place_parts
 from .entity_lookup import EntityLookup, JointSample, Quaternion, Vector
 from .motors import POSITION
 from .sensor_hooks import invalidate_renders

@@ -30,7 +30,7 @@ from ..errors import SimulationError
 from ..scene import Wire
 
 if TYPE_CHECKING:
-    from .builder import BuiltEntity
+    from .built_entity import BuiltEntity
     from .simulation import Simulation
 
 BAUMGARTE = 0.2  # share of the length error a stiff wire removes per step

@@ -10,7 +10,7 @@ import pybullet as pb
 
 from ..errors import SimulationError
 from ..scene import Entity, Pose
-from .builder import BuiltEntity, place_parts
+from .built_entity import BuiltEntity, place_parts
 from .entity_lookup import EntityLookup
 from .sensor_hooks import invalidate_renders
 

@@ -12,7 +12,7 @@ import pytest
 
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.scene import Pose
-from scene_sim_ros.sim.builder import MAX_LINKS
+from scene_sim_ros.sim.link_layout import MAX_LINKS
 from scene_sim_ros.sim.simulation import Simulation
 from support.large_robots import humanoid_urdf, serial_urdf, write
 
