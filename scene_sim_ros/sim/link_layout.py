@@ -20,7 +20,8 @@ MIN_PRINCIPAL_INERTIA = 1e-9
 # PyBullet's createMultiBody silently keeps at most 127 links, and (measured, pybullet 3.2.7)
 # getLinkState reports link 0 wrong once a body's joints have more than 123 degrees of freedom
 # (124 revolute joints after stepping, 42 ball joints at once); loadURDF builds more links but
-# then answers no state query at all. Larger entities are cut into parts (:class:`Part`).
+# then answers no state query at all. Larger entities are cut into parts
+# (:class:`~scene_sim_ros.sim.built_entity.Part`).
 MAX_LINKS = 127
 MAX_DOFS = 120
 DOFS = {'revolute': 1, 'prismatic': 1, 'ball': 3, 'fixed': 0}
