@@ -165,6 +165,12 @@ def build_parser() -> argparse.ArgumentParser:
     urdf.add_argument('--entity', required=True, help='entity name (see inspect)')
     urdf.add_argument('--mesh-dir', type=Path, default=None,
                       help='where mesh files are written (default: a cache directory)')
+    urdf.add_argument('--ros2-control', action='store_true',
+                      help='add a <ros2_control> tag for topic_based_ros2_control: '
+                           'controller_manager drives the entity through <entity>/joint_commands '
+                           'and <entity>/joint_states')
+    urdf.add_argument('--namespace', default='',
+                      help="the node's namespace, for the topics of --ros2-control")
 
     topics = commands.add_parser(
         'topics', help='list what run would publish and subscribe',
@@ -263,7 +269,13 @@ def cmd_urdf(args: argparse.Namespace) -> int:
         names = ', '.join(scene.entity_names())
         print(f'{args.scene}: no entity {args.entity!r}; entities: {names}', file=sys.stderr)
         return EXIT_SCENE_ERROR
-    sys.stdout.write(entity_to_urdf(entity, mesh_dir=args.mesh_dir))
+    topics = None
+    if args.ros2_control:
+        from .ros.names import ros_name
+        base = '/'.join(part for part in (args.namespace.strip('/'), ros_name(entity.name))
+                        if part)
+        topics = (f'/{base}/joint_commands', f'/{base}/joint_states')
+    sys.stdout.write(entity_to_urdf(entity, mesh_dir=args.mesh_dir, ros2_control=topics))
     return 0
 
 

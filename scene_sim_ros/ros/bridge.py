@@ -17,7 +17,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
 
-from ..scene import Entity
+from ..scene import Entity, command_interface
 from . import qos
 from .adapters import ADAPTERS, OPTICAL_KINDS, AdapterSettings, SensorAdapter
 from .adapters.base import release_endpoints
@@ -48,6 +48,8 @@ class EntityBridge:
         self.is_robot = entity.kind == 'robot'
         self.joint_names = [j.name for j in entity.movable_joints]
         self._known_joints = {name: None for name in self.joint_names}
+        self._native_interfaces = {j.name: command_interface(j.motor)
+                                   for j in entity.movable_joints}
         self.positions = np.zeros(len(self.joint_names))
         self._velocities = np.zeros(len(self.joint_names))
         self._efforts = np.zeros(len(self.joint_names))
@@ -76,7 +78,7 @@ class EntityBridge:
     def frames(self, frames: EntityFrames | None) -> None:
         base = self.mobile_base
         if frames is not None and base is not None and base.publish_odometry:
-            frames.use_odometry(base.odom_frame, base)
+            frames.use_odometry(base.odom_frame, base, base_tf=base.publish_tf)
         self._frames = frames
 
     # --- construction ------------------------------------------------------------------------
@@ -234,7 +236,8 @@ class EntityBridge:
         try:
             commands = joint_state_commands(
                 msg.name, {'position': msg.position, 'velocity': msg.velocity,
-                           'effort': msg.effort}, self._known_joints)
+                           'effort': msg.effort}, self._known_joints,
+                self._native_interfaces)
         except CommandRejected as err:
             self.node.reject(f'{self.topic}/joint_commands', str(err))
             return

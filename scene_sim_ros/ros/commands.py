@@ -3,7 +3,9 @@
 Three ways in, as in the peers (webots_ros2, gz_ros2_control, mujoco_ros2_control):
 
 - ``sensor_msgs/JointState`` by name: ``position``, ``velocity`` and ``effort`` each either empty
-  or as long as ``name``;
+  or as long as ``name``, or (topic_based_ros2_control's layout, see
+  :mod:`..sim.ros2_control`) one value for each named joint whose native interface it is, in
+  name order;
 - ros2_control forward-controller style ``std_msgs/Float64MultiArray``: one value per joint of
   the controller's ordered joint list, for its one interface (position, velocity or effort);
 - ``trajectory_msgs/JointTrajectory``: positions (velocities optional) at ``time_from_start``,
@@ -47,19 +49,33 @@ def _check_joints(names: Sequence[str], known: Mapping[str, object]) -> None:
 
 
 def joint_state_commands(names: Sequence[str], fields: Mapping[str, Sequence[float]],
-                         known: Mapping[str, object]) -> list[JointCommand]:
-    """Commands of a JointState message (``fields``: interface -> values)."""
+                         known: Mapping[str, object],
+                         native: Mapping[str, str] | None = None) -> list[JointCommand]:
+    """Commands of a JointState message (``fields``: interface -> values). ``native`` (joint ->
+    interface) allows an array shorter than ``name``: one value per named joint of that native
+    interface, in name order (what topic_based_ros2_control sends)."""
     if not names:
         raise CommandRejected('no joint names')
     _check_joints(names, known)
     given = {k: v for k, v in fields.items() if len(v)}
     if not given:
         raise CommandRejected('position, velocity and effort are all empty')
+    commands: dict[str, dict[str, float]] = {name: {} for name in names}
     for interface, values in given.items():
-        if len(values) != len(names):
-            raise CommandRejected(f'{len(values)} {interface} values for {len(names)} joints')
         _check_finite(values, interface)
-    return [(name, {k: float(v[i]) for k, v in given.items()}) for i, name in enumerate(names)]
+        if len(values) == len(names):
+            joints = list(names)
+        else:
+            joints = [n for n in names if native is not None and native.get(n) == interface]
+            if len(values) != len(joints):
+                expected = f'{len(names)}' + (f' (or {len(joints)}: the named joints whose '
+                                              f'native interface is {interface})'
+                                              if native is not None else '')
+                raise CommandRejected(f'{len(values)} {interface} values for {len(names)} '
+                                      f'joints; expected {expected}')
+        for name, value in zip(joints, values):
+            commands[name][interface] = float(value)
+    return [(name, values) for name, values in commands.items() if values]
 
 
 def forward_commands(joints: Sequence[str], interface: str,

@@ -68,7 +68,8 @@ def mobile_base_rows(entity: Entity, base: str, stamped: bool = True
     the node serves with the default ``mobile_bases.*`` parameters)."""
     if entity.kind != 'robot' or entity.fixed_base:
         return []
-    rows = [('pub', f'{base}/odom', 'nav_msgs/msg/Odometry')]
+    rows = [('pub', f'{base}/odom', 'nav_msgs/msg/Odometry'),
+            ('pub', f'{base}/ground_truth', 'nav_msgs/msg/Odometry')]
     if find_diff_drive(entity) is not None:
         rows.append(('sub', f'{base}/cmd_vel', 'geometry_msgs/msg/TwistStamped' if stamped
                      else 'geometry_msgs/msg/Twist'))

@@ -40,6 +40,7 @@ from ..sim.mobile_base import (
 from . import qos
 from .adapters.base import release_endpoints
 from .conversions import stamp_seconds
+from .ground_truth import GroundTruth, rotate_into
 from .host import NodeHost
 from .names import ros_name
 from .serialized import MessageTemplate
@@ -49,10 +50,26 @@ DRIVES = ('auto', 'diff_drive', 'holonomic', 'none')
 COVARIANCE_FLOOR = 1e-6
 """Variance reported for exact (ground-truth) quantities: 0 means "unknown" to many consumers."""
 
+POSE_COVARIANCE = (0.001, 0.001, 0.001, 0.001, 0.001, 0.01)
+TWIST_COVARIANCE = (0.001, 0.001, 0.001, 0.001, 0.001, 0.01)
+"""Default diagonals of the odometry covariances (x y z roll pitch yaw): those of ros2_control's
+diff_drive_controller, which an EKF (robot_localization) then weighs against the IMU. The
+noise model's own pose variances (``odometry.noise.*``) are added to the pose diagonal."""
+
 # name -> (default, description); doubles take integers too
 GLOBAL_PARAMETERS: dict[str, tuple[Any, str]] = {
     'odometry.publish': (True, 'odometry (<entity>/odom, TF world -> <entity>/odom -> root) for '
                                'every free-moving robot'),
+    'odometry.publish_tf': (True, 'publish odom -> base on /tf (false: leave it to an EKF such '
+                                  'as robot_localization; world -> odom stays); '
+                                  'mobile_bases.<entity>.publish_tf overrides it per robot'),
+    'odometry.pose_covariance_diagonal': (list(POSE_COVARIANCE), 'variances of x y z roll pitch '
+                                          "yaw (m^2, rad^2) added to the noise model's in "
+                                          "<entity>/odom (diff_drive_controller's defaults)"),
+    'odometry.twist_covariance_diagonal': (list(TWIST_COVARIANCE), 'variances of vx vy vz wx wy '
+                                           'wz ((m/s)^2, (rad/s)^2) in <entity>/odom'),
+    'ground_truth.rate': (50.0, 'Hz of sim time of <entity>/ground_truth (nav_msgs/Odometry in '
+                                'the world frame, published while subscribed; 0: every step)'),
     'odometry.rate': (50.0, 'Hz of sim time of <entity>/odom (0: every step); the odom TF '
                             'follows tf_rate'),
     'odometry.noise.linear': (0.0, 'random walk of the travelled distance, m per sqrt(m) '
@@ -81,6 +98,7 @@ ENTITY_PARAMETERS: dict[str, tuple[Any, str]] = {
     'right_wheel_joint': ('', 'diff drive: right wheel joint (empty: from the scene)'),
     'wheel_separation': (0.0, 'diff drive: m between the wheels (0: from the scene)'),
     'wheel_radius': (0.0, 'diff drive: wheel radius in m (0: from the scene)'),
+    'publish_tf': (True, 'publish odom -> base on /tf (default: odometry.publish_tf)'),
 }
 
 
@@ -104,6 +122,8 @@ def declare_parameters(node: Any, entities: Sequence[Entity]) -> None:
         if not is_mobile(entity):
             continue
         for key, (value, text) in ENTITY_PARAMETERS.items():
+            if key == 'publish_tf':
+                value = bool(parameter(node, 'odometry.publish_tf'))
             _declare(node, f'mobile_bases.{ros_name(entity.name)}.{key}', value,
                      f'{entity.name}: {text}')
 
@@ -117,6 +137,8 @@ def _value(node: Any, name: str, default: Any) -> Any:
     if not node.has_parameter(name):
         return default
     value = node.get_parameter(name).value
+    if isinstance(default, list):
+        return covariance_diagonal(name, value)
     if isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f'parameter {name!r} expects a number, got {value!r}')
@@ -133,16 +155,26 @@ ODOMETRY_FIELDS = ('pose.pose.position', 'pose.pose.orientation', 'twist.twist.l
 """The numbers of the Odometry message that change, in this order (values[0:3], [3:7], ...)."""
 
 
-def _rotate_into(q: Sequence[float], v: Sequence[float]) -> tuple[float, float, float]:
-    """``v`` (world) expressed in the frame whose orientation is ``q``."""
-    inverse = Pose((0.0, 0.0, 0.0), (-q[0], -q[1], -q[2], q[3]))
-    return inverse.rotate(vec3(v))
+def covariance_diagonal(name: str, value: Any) -> tuple[float, ...]:
+    """Six finite, non-negative variances, or a ValueError naming the parameter."""
+    try:
+        values = tuple(float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f'parameter {name!r} expects 6 numbers, got {value!r}') from None
+    if len(values) != 6 or not all(math.isfinite(v) and v >= 0.0 for v in values):
+        raise ValueError(f'parameter {name!r} expects 6 finite variances >= 0 (x y z roll '
+                         f'pitch yaw), got {list(values)}')
+    return values
 
 
-def _covariance(position: float, heading: float) -> np.ndarray:
-    """6x6 diagonal (x y z roll pitch yaw) as ROS wants it: 36 row-major values."""
-    return np.diag([position, position, COVARIANCE_FLOOR, COVARIANCE_FLOOR, COVARIANCE_FLOOR,
-                    heading]).reshape(36)
+def _covariance(diagonal: Sequence[float], position: float = 0.0,
+                heading: float = 0.0) -> np.ndarray:
+    """6x6 diagonal (x y z roll pitch yaw) as ROS wants it: 36 row-major values; ``position``
+    and ``heading`` (the noise model's variances) are added to x, y and yaw."""
+    values = np.maximum(np.array(diagonal, dtype=float), COVARIANCE_FLOOR)
+    values[0:2] += position
+    values[5] += heading
+    return np.diag(values).reshape(36)
 
 
 class MobileBase:
@@ -164,6 +196,8 @@ class MobileBase:
         self.odom_frame = frames.odom(entity.name)
         self.base_frame = frames.link(entity.name, self.base_link)
         self.publish_odometry = bool(parameter(node, 'odometry.publish'))
+        self.publish_tf = bool(entity_value('publish_tf'))
+        self._pose_covariance = parameter(node, 'odometry.pose_covariance_diagonal')
         noise = OdometryNoise(parameter(node, 'odometry.noise.linear'),
                               parameter(node, 'odometry.noise.angular'),
                               parameter(node, 'odometry.drift.linear'),
@@ -180,11 +214,14 @@ class MobileBase:
             msg = Odometry()
             msg.header.frame_id = self.odom_frame
             msg.child_frame_id = self.base_frame
-            msg.twist.covariance = _covariance(COVARIANCE_FLOOR, COVARIANCE_FLOOR)
+            msg.twist.covariance = _covariance(parameter(node, 'odometry.twist_covariance_diagonal'))
             # serialized once, the numbers patched per publication (see .serialized)
             self._odom = MessageTemplate(msg, ODOMETRY_FIELDS)
             self._pose_variances: tuple[float, float] | None = None
             self._odom_rate = node.rate_limiter(parameter(node, 'odometry.rate'))
+        self.ground_truth = GroundTruth(node, entity.name, self.base_link, topic, frames.world,
+                                        self.base_frame, parameter(node, 'ground_truth.rate'))
+        self.publishers.append(self.ground_truth.publisher)
         self._time_offset = node.stepper.time_offset  # changes when the supervisor resets
         self.geometry: DiffDriveGeometry | None = None
         self.holonomic = False
@@ -313,6 +350,7 @@ class MobileBase:
             self.estimator.update(self._true_base_pose())
         if self.publish_odometry and self._odom_rate.due(t):
             self.publish(t)
+        self.ground_truth.after_step(t)
 
     def estimate(self) -> tuple[Pose, Pose]:
         """(true base pose, odometry base pose) now."""
@@ -327,7 +365,7 @@ class MobileBase:
         truth, estimate = self.estimate()
         _, linear, angular = self.node.sim.link_world_state(self.name, self.base_link)
         scale = 1.0 + self.estimator.noise.drift_linear
-        variances = self.estimator.variances(COVARIANCE_FLOOR)
+        variances = self.estimator.variances(0.0)
         changed = variances != self._pose_variances
         self._pose_variances = variances
         self.node.publish_built(self.odom_publisher, self._message, t, truth, estimate, linear,
@@ -339,11 +377,11 @@ class MobileBase:
         values = self._odom.values
         values[0:3] = estimate.position
         values[3:7] = estimate.orientation
-        values[7:10] = _rotate_into(truth.orientation, linear)
+        values[7:10] = rotate_into(truth.orientation, linear)
         values[7:10] *= scale
-        values[10:13] = _rotate_into(truth.orientation, angular)
+        values[10:13] = rotate_into(truth.orientation, angular)
         if variances is not None:
-            values[13:49] = _covariance(*variances)
+            values[13:49] = _covariance(self._pose_covariance, *variances)
         return self._odom.serialize(t)
 
     def tf_poses(self, root_pose: tuple[Sequence[float], Sequence[float]]

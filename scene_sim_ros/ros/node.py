@@ -49,6 +49,7 @@ from ..scene import Entity, Scene
 from . import parameters, startup
 from .bridge import EntityBridge
 from .entities import EntityWiring
+from .localization import OdomParentWatch, publish_perfect_localization
 from .mobile_base import declare_parameters as declare_mobile_base_parameters
 from .names import instance_frame_prefix, shared_topic
 from .parameters import PUBLISH_RATES, SensorOverride, number_error
@@ -111,6 +112,12 @@ class SimNode(Node):
                                      link_tf=self.publish_link_tf)
         for entity in self.scene.entities:
             self.add_entity(entity)
+        self.odom_parent_watch = OdomParentWatch(
+            self, self.dynamic_tf, self.frames.world, shared_topic('/tf', self.isolated),
+            shared_topic('/tf_static', self.isolated))
+        if self._param('perfect_localization'):
+            publish_perfect_localization(self.static_tf, prefix + self._param('map_frame'),
+                                         self.frames.world)
         self.entities.publish_descriptions(list(self.bridges.values()))
         publish_robot_description(self)  # robot_description, joint_states in the namespace
         self.add_on_set_parameters_callback(self._on_set_parameters)

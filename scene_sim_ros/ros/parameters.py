@@ -112,6 +112,11 @@ def declare_node_parameters(node: Node) -> None:
     declare('tf_rate', 0.0, number_descriptor(
         '/tf publish rate in Hz of sim time (0: every step)', read_only=True))
     declare('world_frame', 'world', descriptor('the fixed frame of /tf', read_only=True))
+    declare('perfect_localization', False, descriptor(
+        'publish map_frame -> world_frame (identity, /tf_static), so that map -> <entity>/odom '
+        'is the ground truth (Nav2 without AMCL/SLAM)', read_only=True))
+    declare('map_frame', 'map', descriptor('the map frame of perfect_localization',
+                                           read_only=True))
     declare('max_steps_per_call', 1_000_000_000, descriptor(
         'most steps one step_simulation call may request (longer runs: the simulate_steps '
         'action, with feedback and cancel); a running call ends when the simulation state '

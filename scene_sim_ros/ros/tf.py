@@ -11,6 +11,8 @@ the mount pose) ``-> <entity>/<sensor>_optical_frame`` (static, z forward, x rig
 A mobile base (an entity with :attr:`EntityFrames.odometry`) has ``world -> <entity>/odom ->
 <entity>/<root link>`` instead (REP-105: one parent per frame): the odometry estimate gives
 ``odom -> root``, the rest of the true pose ``world -> odom`` (identity when noise-free).
+``world -> odom`` is left out once another node publishes a parent of the odom frame
+(:mod:`.localization`), ``odom -> root`` where an EKF publishes it (``odometry.publish_tf``).
 """
 
 from __future__ import annotations
@@ -153,12 +155,26 @@ class EntityFrames:
     odometry: Any = None
     """The mobile base: ``tf_poses(true_root_pose) -> (odom->root, world->odom)``, each
     ``((x, y, z), (qx, qy, qz, qw))``."""
+    odom_parent: bool = True
+    """Whether this node publishes ``world -> odom`` (false once localisation publishes a parent
+    of the odom frame, see :mod:`.tf_watch`)."""
+    base_tf: bool = True
+    """Whether this node publishes ``odom -> root`` (false: an EKF does, ``odometry.publish_tf``)."""
 
-    def use_odometry(self, odom_frame: str, odometry: Any) -> None:
+    def use_odometry(self, odom_frame: str, odometry: Any, *, base_tf: bool = True) -> None:
         """Re-parent the root under ``odom_frame``, itself a child of the root's old parent."""
         self.odom = transform(self.root.header.frame_id, odom_frame)
         self.root.header.frame_id = odom_frame
         self.odometry = odometry
+        self.base_tf = base_tf
+
+    @property
+    def publishes_root(self) -> bool:
+        return self.odometry is None or self.base_tf
+
+    @property
+    def publishes_odom(self) -> bool:
+        return self.odometry is not None and self.odom_parent
 
 
 def entity_frames(entity: Entity, names: FrameNames, *, links: bool = True,
@@ -256,22 +272,47 @@ class DynamicTransforms:
         self._serialized: SerializedTransforms | None = None
         self._values = np.zeros((0, 7))
         self._odometry: list[tuple[int, Any]] = []
+        self._root_rows = np.zeros(0, dtype=np.intp)
+        self._odom_rows = np.zeros(0, dtype=np.intp)
+        self._handed_over: set[str] = set()  # odom frames whose parent another node publishes
 
     def set_entities(self, frames: Iterable[EntityFrames]) -> None:
-        """(Re)build the message after entities were added or removed."""
+        """(Re)build the message after entities were added or removed, or after a frame was
+        handed over (:meth:`hand_over_odom`)."""
         self._frames = list(frames)
+        for f in self._frames:  # a base deleted and spawned again stays handed over
+            f.odom_parent = f.odom is None or f.odom.child_frame_id not in self._handed_over
         joints = [j for f in self._frames for j in f.moving_joints]
         self._kinematics = JointKinematics(joints)
         self._odometry = [(row, f.odometry) for row, f in enumerate(self._frames)
                           if f.odometry is not None]
-        transforms = ([f.root for f in self._frames] + [m for f in self._frames for m in f.moving]
-                      + [f.odom for f in self._frames if f.odometry is not None])
+        self._root_rows = np.array([row for row, f in enumerate(self._frames)
+                                    if f.publishes_root], dtype=np.intp)
+        self._odom_rows = np.array([k for k, (row, _) in enumerate(self._odometry)
+                                    if self._frames[row].publishes_odom], dtype=np.intp)
+        transforms = ([f.root for f in self._frames if f.publishes_root]
+                      + [m for f in self._frames for m in f.moving]
+                      + [f.odom for f in self._frames if f.publishes_odom and f.odom])
         self._serialized = SerializedTransforms(TFMessage(transforms=transforms))
         self._values = np.zeros((len(transforms), 7))
 
     @property
     def frames(self) -> list[EntityFrames]:
         return self._frames
+
+    def odom_frames(self) -> dict[str, EntityFrames]:
+        """Odom frame id -> the frames of its mobile base, for the bases with odometry."""
+        return {f.odom.child_frame_id: f for f in self._frames
+                if f.odometry is not None and f.odom is not None}
+
+    def hand_over_odom(self, odom_frame: str) -> bool:
+        """Stop publishing the parent of ``odom_frame`` (physics thread); False if this node
+        did not publish one."""
+        if odom_frame in self._handed_over or odom_frame not in self.odom_frames():
+            return False
+        self._handed_over.add(odom_frame)
+        self.set_entities(self._frames)
+        return True
 
     def odometry_poses(self, root_poses: Sequence[tuple[Sequence[float], Sequence[float]]]
                        ) -> list[tuple[Any, Any]]:
@@ -284,23 +325,27 @@ class DynamicTransforms:
         """The serialized TFMessage: ``root_poses`` ((xyz), (xyzw)) in the order of the
         entities, ``joint_positions`` of their movable joints concatenated in the same order,
         ``odometry_poses`` as :meth:`odometry_poses` gives them."""
+        if self._serialized is None:
+            raise RuntimeError('message() before set_entities()')
         values = self._values
-        roots = len(self._frames)
-        if roots:
-            values[:roots] = [(*position, *orientation) for position, orientation in root_poses]
+        roots = np.array([(*position, *orientation) for position, orientation in root_poses],
+                         dtype=float).reshape(-1, 7)
+        odoms = np.zeros((len(self._odometry), 7))
+        for k, ((row, _), poses) in enumerate(zip(self._odometry, odometry_poses)):
+            (position, orientation), (odom_position, odom_orientation) = poses
+            roots[row, :3] = position
+            roots[row, 3:] = orientation
+            odoms[k, :3] = odom_position
+            odoms[k, 3:] = odom_orientation
+        published_roots = len(self._root_rows)
+        values[:published_roots] = roots[self._root_rows]
         joints = self._kinematics.count
         if joints:
             translation, rotation = self._kinematics.transforms(joint_positions)
-            values[roots:roots + joints, :3] = translation
-            values[roots:roots + joints, 3:] = rotation
-        for k, ((row, _), poses) in enumerate(zip(self._odometry, odometry_poses)):
-            (position, orientation), (odom_position, odom_orientation) = poses
-            values[row, :3] = position
-            values[row, 3:] = orientation
-            values[roots + joints + k, :3] = odom_position
-            values[roots + joints + k, 3:] = odom_orientation
-        if self._serialized is None:
-            raise RuntimeError('message() before set_entities()')
+            end = published_roots + joints
+            values[published_roots:end, :3] = translation
+            values[published_roots:end, 3:] = rotation
+        values[published_roots + joints:] = odoms[self._odom_rows]
         return self._serialized.serialize(time, values)
 
     def publish(self, time: float, root_poses: Sequence[tuple[Sequence[float], Sequence[float]]],

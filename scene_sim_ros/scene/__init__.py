@@ -17,7 +17,7 @@ from .model import (
                        Visual,
                        Wire,
 )
-from .motors import Motor, PT2Motor, ServoMotor, VelocityMotor
+from .motors import Motor, PT2Motor, ServoMotor, VelocityMotor, command_interface
 from .sensors import (
                        Accelerometer,
                        ApproxDistanceSensor,
@@ -43,5 +43,5 @@ __all__ = [
     'JointPositionSensor', 'JointType', 'Light', 'Link', 'MaterialPair', 'Mesh', 'MeshFile',
     'Motor', 'PT2Motor', 'Plane', 'Pose', 'Quat', 'Scene', 'SegmentationCamera', 'Sensor',
     'ServoMotor', 'Shape', 'SingleDistanceSensor', 'Sphere', 'Torus', 'UserInput', 'Vec3',
-    'Surface', 'VelocityMotor', 'Visual', 'Wire',
+    'Surface', 'VelocityMotor', 'Visual', 'Wire', 'command_interface',
 ]

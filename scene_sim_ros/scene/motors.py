@@ -69,3 +69,12 @@ class PT2Motor:
 
 
 Motor = ServoMotor | VelocityMotor | PT2Motor
+
+
+def command_interface(motor: Motor | None) -> str:
+    """The ros2_control command interface a joint takes natively: ``position`` for a servo or
+    PT2 motor, ``velocity`` for a velocity motor, ``effort`` for a passive joint (the only
+    command it accepts)."""
+    if motor is None:
+        return 'effort'
+    return 'velocity' if motor.kind == 'velocity' else 'position'

@@ -33,6 +33,8 @@ class FakeNode:
         self.parameters.update(parameters)
         self.rejected: list[str] = []
         self.published: list = []
+        self.published_on: dict[str, list] = {}
+        self.subscribers: dict[str, int] = {}  # topic -> subscriber count
         self.subscriptions: list = []
         self.stepper = SimpleNamespace(time=0.0, time_offset=0.0,
                                        submit=lambda task, want_result=False: task())
@@ -44,7 +46,8 @@ class FakeNode:
         return Parameter(name, value=self.parameters[name])
 
     def create_publisher(self, msg_type, topic, qos):
-        return SimpleNamespace(topic=topic, msg_type=msg_type)
+        return SimpleNamespace(topic=topic, msg_type=msg_type,
+                               get_subscription_count=lambda: self.subscribers.get(topic, 0))
 
     def create_subscription(self, msg_type, topic, callback, qos):
         subscription = SimpleNamespace(msg_type=msg_type, topic=topic, callback=callback)
@@ -61,6 +64,7 @@ class FakeNode:
         if isinstance(msg, bytes):  # a message serialized once and patched (ros/serialized.py)
             msg = deserialize_message(msg, publisher.msg_type)
         self.published.append(msg)
+        self.published_on.setdefault(publisher.topic, []).append(msg)
 
     def publish_built(self, publisher, build, *args):
         self.publish(publisher, build(*args))
@@ -165,3 +169,53 @@ def test_a_supervisor_reset_forgets_the_command(sim):
     sim.reset()
     run(node, base, 1)
     assert not base.controller.active
+
+
+def test_covariances_are_the_parameters_plus_the_noise_model(sim):
+    node = FakeNode(sim, **{'odometry.pose_covariance_diagonal': [0.01, 0.02, 0.03, 0.04, 0.05,
+                                                                  0.06]})
+    base = base_for(node, 'rover')
+    run(node, base, 3)
+    odom = node.published_on['rover/odom'][-1]
+    diagonal = [odom.pose.covariance[7 * i] for i in range(6)]
+    assert diagonal == pytest.approx([0.01, 0.02, 0.03, 0.04, 0.05, 0.06], abs=1e-12)
+    twist = [odom.twist.covariance[7 * i] for i in range(6)]
+    assert twist == pytest.approx([0.001, 0.001, 0.001, 0.001, 0.001, 0.01], abs=1e-12)
+    assert sum(abs(v) for i, v in enumerate(odom.pose.covariance) if i % 7) == 0.0
+
+
+@pytest.mark.parametrize('value', [[0.1] * 5, [0.1, 0.1, 0.1, 0.1, 0.1, -1.0],
+                                   [0.1, 0.1, 0.1, 0.1, 0.1, math.nan]])
+def test_a_bad_covariance_diagonal_is_an_error_naming_the_parameter(sim, value):
+    node = FakeNode(sim, **{'odometry.twist_covariance_diagonal': value})
+    with pytest.raises(ValueError, match='odometry.twist_covariance_diagonal'):
+        base_for(node, 'rover')
+
+
+def test_ground_truth_is_the_true_pose_in_the_world_frame_while_subscribed(sim):
+    node = FakeNode(sim, **{'odometry.noise.linear': 0.05, 'odometry.drift.linear': 0.2})
+    base = base_for(node, 'rover')
+    (subscription,) = node.subscriptions
+    command = TwistStamped()
+    command.twist.linear.x = 0.5
+    command.twist.angular.z = 0.8
+    subscription.callback(command)
+    run(node, base, 30)
+    assert 'rover/ground_truth' not in node.published_on  # nobody subscribes: not published
+    node.subscribers['rover/ground_truth'] = 1
+    base.ground_truth._checked = -math.inf  # look at the (fake) graph again now
+    subscription.callback(command)
+    run(node, base, 30)
+    truth = node.published_on['rover/ground_truth']
+    assert len(truth) == 15  # 50 Hz for 0.3 s
+    last = truth[-1]
+    assert last.header.frame_id == 'world' and last.child_frame_id == 'rover/rover'
+    position, orientation = sim.get_pose('rover')
+    p = last.pose.pose.position
+    assert (p.x, p.y, p.z) == pytest.approx(position, abs=1e-9)
+    odom = node.published_on['rover/odom'][-1]
+    assert odom.pose.pose.position.x != pytest.approx(p.x, abs=1e-3)  # the odometry drifts
+    # the twist in the base frame: forward speed and yaw rate as commanded, no sideways slip
+    assert last.twist.twist.linear.x == pytest.approx(0.5, abs=0.05)
+    assert last.twist.twist.linear.y == pytest.approx(0.0, abs=0.02)
+    assert last.twist.twist.angular.z == pytest.approx(0.8, abs=0.08)

@@ -36,6 +36,28 @@ def test_joint_state_commands_rejects_bad_messages(names, fields, reason):
         joint_state_commands(names, fields, KNOWN)
 
 
+NATIVE = {'a': 'velocity', 'b': 'position', 'c': 'position'}
+
+
+def test_topic_based_system_layout_fills_each_interface_in_name_order():
+    """topic_based_ros2_control sends every joint's name and, per interface, one value for
+    each joint that has it: here a velocity wheel 'a' and position joints 'c', 'b'."""
+    commands = joint_state_commands(['a', 'c', 'b'], {'position': [0.5, 0.25],
+                                                      'velocity': [3.0], 'effort': []},
+                                    KNOWN, NATIVE)
+    assert commands == [('a', {'velocity': 3.0}), ('c', {'position': 0.5}),
+                        ('b', {'position': 0.25})]
+
+
+@pytest.mark.parametrize('names, fields', [
+    (['a', 'b'], {'position': [1.0, 2.0, 3.0]}),  # longer than the names
+    (['a', 'b', 'c'], {'velocity': [1.0, 2.0]}),  # only 'a' is a velocity joint
+])
+def test_topic_based_system_layout_must_match_the_native_interfaces(names, fields):
+    with pytest.raises(CommandRejected, match='native interface'):
+        joint_state_commands(names, fields, KNOWN, NATIVE)
+
+
 def test_forward_commands_need_one_finite_value_per_joint():
     assert forward_commands(['a', 'c'], 'velocity', [1.0, -2.0]) == [
         ('a', {'velocity': 1.0}), ('c', {'velocity': -2.0})]
