@@ -50,6 +50,7 @@ def test_snippet_names_what_the_running_node_serves(tmp_path):
     carry non-zero covariances."""
     from nav_msgs.msg import Odometry
     from sensor_msgs.msg import Imu
+
     from support.processes import scene_sim_run
     from support.ros import client_node, spin_until, wait_for_messages
     from support.tf_history import TfHistory
