@@ -44,7 +44,13 @@ def test_snippet_matches_the_default_rover():
     assert params('bt_navigator')['robot_base_frame'] == base
 
 
-def test_snippet_names_what_the_running_node_serves(tmp_path):
+@pytest.fixture
+def client():
+    from support.ros import client_node
+    yield from client_node('nav2_snippet_client')
+
+
+def test_snippet_names_what_the_running_node_serves(tmp_path, client):
     """The same names against the live node from another process: its topics (the scan
     remapped as the snippet says) with their types, and the frames on /tf; the EKF's inputs
     carry non-zero covariances."""
@@ -52,7 +58,7 @@ def test_snippet_names_what_the_running_node_serves(tmp_path):
     from sensor_msgs.msg import Imu
 
     from support.processes import scene_sim_run
-    from support.ros import client_node, spin_until, wait_for_messages
+    from support.ros import spin_until, wait_for_messages
     from support.tf_history import TfHistory
 
     snippet = yaml.safe_load((REPO / 'config' / 'nav2_params_snippet.yaml').read_text())
@@ -67,20 +73,19 @@ def test_snippet_names_what_the_running_node_serves(tmp_path):
               snippet['collision_monitor']['ros__parameters']['cmd_vel_out_topic']:
                   'geometry_msgs/msg/TwistStamped'}
     with scene_sim_run(tmp_path, '--ros-args', '-r', '/rover/laser/scan:=/scan'):
-        for client in client_node('nav2_snippet_client'):
-            history = TfHistory(client)
+        history = TfHistory(client)
 
-            def served() -> bool:
-                types = dict(client.get_topic_names_and_types())
-                return all(kind in types.get(topic, []) for topic, kind in wanted.items())
-            assert spin_until(client, served, 30.0), dict(client.get_topic_names_and_types())
-            frames = {amcl['odom_frame_id'], amcl['base_frame_id'], local['global_frame'],
-                      ekf['odom_frame'], ekf['base_link_frame']}
-            assert spin_until(client, lambda: frames <= set(history.dynamic), 30.0)
-            assert history.parent(ekf['base_link_frame'])[0] == ekf['odom_frame']
-            (odom,) = wait_for_messages(client, Odometry, ekf['odom0'], count=1, timeout=20.0)
-            (imu,) = wait_for_messages(client, Imu, ekf['imu0'], count=1, timeout=20.0)
-            history.close()
+        def served() -> bool:
+            types = dict(client.get_topic_names_and_types())
+            return all(kind in types.get(topic, []) for topic, kind in wanted.items())
+        assert spin_until(client, served, 30.0), dict(client.get_topic_names_and_types())
+        frames = {amcl['odom_frame_id'], amcl['base_frame_id'], local['global_frame'],
+                  ekf['odom_frame'], ekf['base_link_frame']}
+        assert spin_until(client, lambda: frames <= set(history.dynamic), 30.0)
+        assert history.parent(ekf['base_link_frame'])[0] == ekf['odom_frame']
+        (odom,) = wait_for_messages(client, Odometry, ekf['odom0'], count=1, timeout=20.0)
+        (imu,) = wait_for_messages(client, Imu, ekf['imu0'], count=1, timeout=20.0)
+        history.close()
     assert all(odom.twist.covariance[7 * i] > 0.0 for i in range(6))
     assert all(odom.pose.covariance[7 * i] > 0.0 for i in range(6))
     assert imu.angular_velocity_covariance[8] > 0.0
