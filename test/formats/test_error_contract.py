@@ -6,7 +6,6 @@ poses, hangs."""
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -157,14 +156,13 @@ def test_negative_mass(write_file: WriteFile) -> None:
 
 # -- hangs ----------------------------------------------------------------------------------------
 
+@pytest.mark.timeout(120)  # computed as an integer it never ended: the hang is the failure
 def test_huge_power_in_raisim_math_fails_at_once(write_file: WriteFile) -> None:
     path = write_file('w.xml', '<raisim version="1.0"><objects><sphere name="s" '
                       'mass="{((9**1000)**1000)**1000}"><dim radius="0.1"/></sphere></objects>'
                       '</raisim>')
-    started = time.monotonic()
     assert error_of(path).endswith('mass: cannot evaluate {((9**1000)**1000)**1000}: the result '
                                    'is too large')  # not OverflowError's "(34, 'Numerical ...')"
-    assert time.monotonic() - started < 5.0  # computed as an integer it never ended
 
 
 def test_unclosed_webots_template(write_file: WriteFile) -> None:

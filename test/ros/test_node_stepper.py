@@ -50,31 +50,68 @@ def wait(condition, timeout=5.0):
     return True
 
 
-def test_real_time_factor_paces_sim_time_with_the_wall_clock(make_stepper):
+class VirtualClock:
+    """Stands in for the stepper's ``time`` module: ``sleep`` advances the clock at once, so
+    the pacing law is checked exactly, whatever else the machine is doing."""
+
+    def __init__(self):
+        self.now = 100.0
+        self.slept = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+    monotonic = perf_counter
+
+    def sleep(self, seconds):
+        self.slept += seconds
+        self.now += seconds
+
+
+@pytest.fixture
+def virtual_clock(monkeypatch):
+    import scene_sim_ros.ros.stepper as stepper_module
+    clock = VirtualClock()
+    monkeypatch.setattr(stepper_module, 'time', clock)
+    return clock
+
+
+def paced_wall_time(stepper, clock, steps, step_cost=0.0):
+    """Wall seconds ``steps`` paced steps take when each costs ``step_cost`` s of wall time."""
+    stepper._pace()  # the first call anchors the schedule  # noqa: SLF001
+    start = clock.now
+    for _ in range(steps):
+        stepper.sim.step()
+        clock.now += step_cost
+        stepper._pace()  # noqa: SLF001
+    return clock.now - start
+
+
+@pytest.mark.parametrize('real_time_factor', [1.0, 2.0, 0.5])
+def test_real_time_factor_paces_sim_time_with_the_wall_clock(make_stepper, virtual_clock,
+                                                            real_time_factor):
+    stepper = make_stepper(real_time_factor=real_time_factor)
+    wall = paced_wall_time(stepper, virtual_clock, 300, step_cost=0.002)
+    assert wall == pytest.approx(300 * 0.01 / real_time_factor, abs=1e-9)
+
+
+def test_a_slow_step_is_not_slept_for_and_the_lag_is_caught_up(make_stepper, virtual_clock):
+    """Steps slower than real time: no sleeping at all; the wall time is the steps' own."""
     stepper = make_stepper(real_time_factor=1.0)
-    stepper.start()
-    time.sleep(0.1)
-    start_wall, start_sim = time.perf_counter(), stepper.sim.time
-    time.sleep(1.0)
-    ratio = (stepper.sim.time - start_sim) / (time.perf_counter() - start_wall)
-    assert ratio == pytest.approx(1.0, abs=0.2)
+    wall = paced_wall_time(stepper, virtual_clock, 50, step_cost=0.015)
+    assert virtual_clock.slept == 0.0 and wall == pytest.approx(50 * 0.015)
 
 
-def test_real_time_factor_two_runs_twice_as_fast(make_stepper):
-    stepper = make_stepper(real_time_factor=2.0)
-    stepper.start()
-    time.sleep(0.1)
-    start_wall, start_sim = time.perf_counter(), stepper.sim.time
-    time.sleep(1.0)
-    ratio = (stepper.sim.time - start_sim) / (time.perf_counter() - start_wall)
-    assert ratio == pytest.approx(2.0, abs=0.4)
+def test_zero_real_time_factor_does_not_sleep(make_stepper, virtual_clock):
+    stepper = make_stepper(real_time_factor=0.0)
+    paced_wall_time(stepper, virtual_clock, 500)
+    assert virtual_clock.slept == 0.0
 
 
-def test_zero_real_time_factor_does_not_sleep(make_stepper):
+def test_an_unpaced_stepper_runs_steps_back_to_back(make_stepper):
     stepper = make_stepper(real_time_factor=0.0)
     stepper.start()
-    time.sleep(0.2)
-    assert stepper.sim.time > 2.0  # a fake step is microseconds: far beyond real time
+    assert wait(lambda: stepper.sim.time > 2.0)  # 200 fake steps without waiting for anything
 
 
 def test_after_step_sees_the_time_of_every_step(make_stepper):
@@ -112,16 +149,17 @@ def test_request_steps_while_playing_fails(make_stepper):
         stepper.request_steps(1).result(timeout=1.0)
 
 
-def test_play_after_pause_resumes_without_a_catch_up_burst(make_stepper):
+def test_play_after_pause_resumes_without_a_catch_up_burst(make_stepper, virtual_clock):
+    """0.2 s paused, then playing: the schedule starts again from now (no burst of the missed
+    steps)."""
     stepper = make_stepper(real_time_factor=1.0)
-    stepper.start()
-    time.sleep(0.1)
+    paced_wall_time(stepper, virtual_clock, 10)
     stepper.pause()
-    time.sleep(0.3)
-    paused_at = stepper.sim.time
+    stepper._pace()  # noqa: SLF001 - a paused loop drops its anchor
+    virtual_clock.now += 0.2  # less than MAX_LAG: only dropping the anchor avoids a burst
     stepper.play()
-    time.sleep(0.1)
-    assert stepper.sim.time - paused_at < 0.2  # not 0.3 s of missed steps at once
+    wall = paced_wall_time(stepper, virtual_clock, 10)
+    assert wall == pytest.approx(0.1, abs=1e-9)  # 10 steps, 10 ms each: paced, not rushed
 
 
 def test_tasks_run_in_order_between_steps(make_stepper):

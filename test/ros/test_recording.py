@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -114,12 +115,23 @@ def test_recorder_drops_and_counts_when_its_queue_is_full(tmp_path):
     text, digest = message_definition('std_msgs/msg/UInt64')
     recorder = Recorder(tmp_path / 'full.mcap', queue_messages=5)
     recorder.topic_added(TopicInfo('/n', 'std_msgs/msg/UInt64', text, digest, True, False))
-    recorder._thread.join(timeout=0)  # noqa: SLF001 - the writer may still be starting
     data = b'\x00\x01\x00\x00' + bytes(8)
-    started = time.perf_counter()
-    for i in range(20000):
-        recorder.message('/n', data, i)
-    assert time.perf_counter() - started < 5.0  # never waits for the writer
+    # the writer stuck in its first write: message() must still return every time
+    stuck, release = threading.Event(), threading.Event()
+    handle = recorder._handle  # noqa: SLF001
+
+    def slow_handle(item):
+        if item[0] == 'msg':
+            stuck.set()
+            release.wait(60.0)
+        handle(item)
+    recorder._handle = slow_handle  # noqa: SLF001
+    recorder.message('/n', data, 0)
+    assert stuck.wait(30.0)
+    for i in range(1, 20000):
+        recorder.message('/n', data, i)  # never blocks: 20000 calls with the writer stuck
+    assert recorder.dropped >= 20000 - 1 - 5 - 1  # all but the queue's 5 (and the stuck one)
+    release.set()
     recorder.close()
     assert recorder.written + recorder.dropped == 20000
 
@@ -294,12 +306,20 @@ def test_run_record_ten_seconds_of_the_default_scene(managed_process, ros_node, 
     assert counts['/clock'] == len(clock)
 
 
-def test_a_killed_recording_is_readable_up_to_its_last_chunk(managed_process, tmp_path):
+def test_a_killed_recording_is_readable_up_to_its_last_chunk(managed_process, tmp_path,
+                                                             ros_node):
     bag_path = tmp_path / 'killed.mcap'
     sim = managed_process([CLI, 'run', '--record', str(bag_path)], name='record-kill',
                           ready=r'recording to', ready_timeout=120)
     sim.wait_for_output(r'services: get_simulator_features', timeout=60)
-    time.sleep(5.0)
+    # killed after 3 s of sim time (not of wall time: a loaded machine records less per second)
+    from rosgraph_msgs.msg import Clock
+
+    from support.ros import spin_until
+    clock: list[float] = []
+    ros_node.create_subscription(
+        Clock, '/clock', lambda m: clock.append(m.clock.sec + m.clock.nanosec * 1e-9), 10)
+    assert spin_until(ros_node, lambda: bool(clock) and clock[-1] >= 3.0, 120.0)
     os.killpg(sim.pid, signal.SIGKILL)
     sim.stop()
 

@@ -16,6 +16,7 @@ pytest.importorskip('rclpy')
 pytest.importorskip('control_msgs.action')
 pytest.importorskip('simulation_interfaces.srv')
 
+from scene_sim_ros.ros.trajectory_action import FEEDBACK_RATE  # noqa: E402
 from support.processes import scene_sim_run  # noqa: E402
 from support.ros import call_service, client_node, qos, spin_until  # noqa: E402
 
@@ -127,6 +128,7 @@ def test_goal_reaches_the_end_point_within_the_goal_tolerance(arm, client):
 
     assert arm.move(HOME).status == GoalStatus.STATUS_SUCCEEDED
     clocks, started = arm.clocks, arm.clock
+    first = len(arm.feedback)
     handle = arm.send(arm.goal([(1.0, [0.25, 0.2, -0.3, 0.15]), (2.0, TARGET)],
                                path={j: 0.2 for j in JOINTS},
                                goal={j: GOAL_TOLERANCE for j in JOINTS}, goal_time=3.0))
@@ -138,6 +140,18 @@ def test_goal_reaches_the_end_point_within_the_goal_tolerance(arm, client):
     assert response.result.error_code == 0, response.result.error_string
     assert arm.clock - started >= 2.0 and arm.clocks - clocks > 50  # /clock went on
     assert arm.feedback and list(arm.feedback[-1].feedback.joint_names) == JOINTS
+    # JTC's feedback: desired and actual of every joint, error = desired - actual, within the
+    # path tolerance the goal gave (0.2 rad) at every control period
+    # at JTC's action_monitor_rate, 20 Hz of sim time, over the goal's 2 s
+    assert len(arm.feedback) - first >= 0.9 * 2.0 * FEEDBACK_RATE
+    for message in arm.feedback[first:]:
+        feedback = message.feedback
+        desired, actual = feedback.desired.positions, feedback.actual.positions
+        assert len(desired) == len(actual) == len(feedback.error.positions) == len(JOINTS)
+        for d, a, e in zip(desired, actual, feedback.error.positions):
+            assert e == pytest.approx(d - a, abs=1e-9) and abs(e) <= 0.2
+    final = arm.feedback[-1].feedback.desired.positions
+    assert list(final) == pytest.approx(TARGET, abs=0.05)  # it ends at the goal's last point
     spin_until(client, lambda: False, 0.3)  # a fresh joint state
     assert arm.positions() == pytest.approx(TARGET, abs=GOAL_TOLERANCE)
 

@@ -5,11 +5,17 @@ dynamic transform must reach the requested stamp, a static one holds at every ti
 
 from __future__ import annotations
 
+import math
 import time
 from collections import defaultdict
 from typing import Any
 
 from .ros import qos, stamp
+
+
+def _finite(t: Any) -> bool:
+    v, r = t.transform.translation, t.transform.rotation
+    return all(math.isfinite(x) for x in (v.x, v.y, v.z, r.x, r.y, r.z, r.w))
 
 
 class TfHistory:
@@ -26,7 +32,8 @@ class TfHistory:
     def _on_tf(self, msg: Any) -> None:
         now = time.monotonic()
         for t in msg.transforms:
-            self.dynamic[t.child_frame_id].append((now, stamp(t.header), t.header.frame_id))
+            if _finite(t):  # tf2 refuses NaN transforms (TF_NAN_INPUT) instead of storing them
+                self.dynamic[t.child_frame_id].append((now, stamp(t.header), t.header.frame_id))
 
     def _on_static(self, msg: Any) -> None:
         for t in msg.transforms:

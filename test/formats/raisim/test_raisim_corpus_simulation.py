@@ -10,9 +10,9 @@ import pytest
 from formats.raisim.corpus_files import LAIKAGO_QPOS
 
 from scene_sim_ros.formats import load_scene
+from scene_sim_ros.sim.simulation import Simulation  # noqa: E402
 from support.corpus import CORPUS, skip_module_without
 
-Simulation = pytest.importorskip('scene_sim_ros.sim.simulation').Simulation
 skip_module_without(CORPUS / 'raisim')
 
 # the world that ships always, the corpus's where it is present

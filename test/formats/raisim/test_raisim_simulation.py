@@ -13,10 +13,9 @@ from lxml import etree
 
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.raisim import load
+from scene_sim_ros.sim.simulation import Simulation  # noqa: E402
 from support.corpus import CORPUS
 from support.examples import shipped, shipped_ids
-
-Simulation = pytest.importorskip('scene_sim_ros.sim.simulation').Simulation
 
 # the world that ships always, the corpus's where it is present
 WORLDS = shipped('raisim') + raisim_worlds(CORPUS)
