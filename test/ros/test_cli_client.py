@@ -204,8 +204,10 @@ def test_step_while_playing_is_refused(sim_node):
 
 
 def test_state_json(sim_node):
-    state = json.loads(ok('state', '--json'))
-    assert state in ({'state': 'playing', 'code': 1}, {'state': 'paused', 'code': 2})
+    ok('pause')
+    assert json.loads(ok('state', '--json')) == {'state': 'paused', 'code': 2}
+    ok('play')
+    assert json.loads(ok('state', '--json')) == {'state': 'playing', 'code': 1}
 
 
 def test_entities_lists_the_default_scene(sim_node):

@@ -138,6 +138,10 @@ def test_camera_noise_is_off_by_default_and_seeded(parts, simulate):
     assert error.std() == pytest.approx(0.05 * 255, rel=0.2)
     assert abs(error.mean()) < 2.0
     assert np.array_equal(clean, sim.read('host', 'cam'))
+    # seeded: the same seed gives the same noise, another seed other noise
+    again = simulate(scene).read('host', 'noisy')
+    other = simulate(scene, seed=7).read('host', 'noisy')
+    assert np.array_equal(noisy, again) and not np.array_equal(noisy, other)
 
 
 def test_camera_read_after_set_pose_in_the_same_step_shows_the_moved_scene(parts, simulate):

@@ -87,3 +87,10 @@ def test_gyroscope_noise_is_seeded_gaussian(parts, simulate):
     samples = np.array([sim.read('host', 'gyro') for _ in range(2000)])
     assert samples.std() == pytest.approx(0.1, rel=0.1)
     assert abs(samples.mean()) < 0.01
+    # seeded: the same seed repeats the sequence, another seed does not
+    again = simulate(parts.make_scene(host))
+    other = simulate(parts.make_scene(host), seed=7)
+    repeated = np.array([again.read('host', 'gyro') for _ in range(2000)])
+    assert np.array_equal(samples, repeated)
+    assert not np.array_equal(samples[:10], np.array([other.read('host', 'gyro')
+                                                      for _ in range(10)]))
