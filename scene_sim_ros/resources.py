@@ -12,7 +12,9 @@ package.
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 from pathlib import Path
 
 PACKAGE = 'scene_sim_ros'
@@ -98,6 +100,36 @@ def example_description(path: Path) -> str:
         return ''
     lines = [line.strip() for line in comment.group(1).strip().splitlines()]
     return lines[0] if lines else ''
+
+
+def package_share_directory(package: str) -> Path | None:
+    """``share/<package>`` of an installed ROS package: from the ament index where there is
+    one, else beside the package's Python modules (``<prefix>/lib/pythonX.Y/site-packages/<pkg>``
+    -> ``<prefix>/share/<pkg>``, how the ROS wheels, colcon and pip installs lay it out), so
+    that a plain venv without ``AMENT_PREFIX_PATH`` finds the same files. None where neither
+    has it."""
+    try:
+        from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+        try:
+            return Path(get_package_share_directory(package))
+        except (PackageNotFoundError, ValueError, LookupError, OSError):  # OSError: no index
+            pass
+    except ImportError:
+        pass
+    if not package.isidentifier():
+        return None
+    candidates = [Path(sys.prefix)]
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.origin:
+        candidates[:0] = Path(spec.origin).resolve().parents
+    for prefix in candidates:
+        share = prefix / 'share' / package
+        if (share / 'package.xml').is_file():
+            return share
+    return None
 
 
 def share_dir() -> Path:

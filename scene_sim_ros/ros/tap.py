@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
+from ..resources import package_share_directory
 from .tap_receiver import Receiver
 
 HIDDEN_TOPICS = ('/rosout', '/parameter_events')
@@ -79,15 +80,21 @@ def _stock_typestore() -> Any:
     return get_typestore(Stores.ROS2_KILTED)
 
 
-def _msg_file(type_name: str) -> str | None:
-    from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
-    package, _, name = type_name.partition('/msg/')
-    try:
-        path = f'{get_package_share_directory(package)}/msg/{name}.msg'
-        with open(path, encoding='utf8') as handle:
-            return handle.read()
-    except (PackageNotFoundError, OSError, ValueError):
+def _interface_file(type_name: str, kind: str) -> str | None:
+    """The text of ``pkg/<kind>/Name``'s ``.<kind>`` file as installed (see
+    :func:`~..resources.package_share_directory`: no environment variable needed)."""
+    package, _, name = type_name.partition(f'/{kind}/')
+    share = package_share_directory(package)
+    if share is None or not name:
         return None
+    try:
+        return (share / kind / f'{name}.{kind}').read_text(encoding='utf8')
+    except (OSError, ValueError):
+        return None
+
+
+def _msg_file(type_name: str) -> str | None:
+    return _interface_file(type_name, 'msg')
 
 
 def _register(store: Any, type_name: str, seen: set[str]) -> None:
@@ -142,14 +149,10 @@ def message_definition(type_name: str) -> tuple[str, str]:
 def service_definitions(type_name: str) -> tuple[str, str]:
     """ros2msg texts of the request and response of service ``pkg/srv/Name`` (``'pkg/srv/
     Name_Request'`` ...), from the installed .srv file; ``('', '')`` where unknown."""
-    from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
     from rosbags.typesys import get_types_from_msg
     package, _, name = type_name.partition('/srv/')
-    try:
-        with open(f'{get_package_share_directory(package)}/srv/{name}.srv',
-                  encoding='utf8') as handle:
-            text = handle.read()
-    except (PackageNotFoundError, OSError, ValueError):
+    text = _interface_file(type_name, 'srv')
+    if text is None:
         return '', ''
     lines = text.splitlines()
     cut = next((i for i, line in enumerate(lines) if line.strip() == '---'), len(lines))

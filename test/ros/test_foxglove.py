@@ -242,3 +242,31 @@ async def _fresh_viewer(port: int) -> int:
         await viewer.pump(10.0, until=lambda: len(viewer.messages.get(
             '/rover/joint_states', [])) >= 5)
         return len(viewer.messages.get('/rover/joint_states', []))
+
+
+def test_without_ament_prefix_path_every_service_and_schema_is_served(managed_process):
+    """A wheel or plain-venv install has no AMENT_PREFIX_PATH: the interface definitions are
+    found beside the installed packages all the same (resources.package_share_directory)."""
+    port = _free_port()
+    managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-no-ament',
+                    env={'AMENT_PREFIX_PATH': ''}, ready=r'services: get_simulator_features',
+                    ready_timeout=120)
+
+    async def session() -> Viewer:
+        async with websockets.connect(f'ws://127.0.0.1:{port}', subprotocols=[
+                'foxglove.websocket.v1', SUBPROTOCOL], max_size=None) as ws:
+            viewer = Viewer(ws)
+            await viewer.pump(20.0, until=lambda: len(viewer.services) >= 12
+                              and '/rover/joint_trajectory_controller/controller_state'
+                              in viewer.channels)
+            return viewer
+    viewer = asyncio.run(session())
+    assert len(viewer.services) >= 12, sorted(viewer.services)
+    state = viewer.services['/get_simulation_state']
+    assert state['type'] == 'simulation_interfaces/srv/GetSimulationState'
+    empty = sorted(topic for topic, channel in viewer.channels.items()
+                   if not channel.get('schema') and not topic.endswith(('/_action/feedback',
+                                                                        '/_action/status')))
+    assert empty == [], empty
+    controller = viewer.channels['/rover/joint_trajectory_controller/controller_state']
+    assert 'trajectory_msgs/JointTrajectoryPoint' in controller['schema']
