@@ -27,20 +27,24 @@ CONFIG = Path(__file__).resolve().parents[2] / 'config'
 
 
 @pytest.fixture(scope='module')
-def published(tmp_path_factory):
+def client():
+    yield from client_node('viewer_configs_client')
+
+
+@pytest.fixture(scope='module')
+def published(tmp_path_factory, client):
     """(links of /rover/robot_description, every frame on /tf and /tf_static)."""
     from std_msgs.msg import String
+    history = TfHistory(client)
     with scene_sim_run(tmp_path_factory.mktemp('viewer_configs')):
-        for client in client_node('viewer_configs_client'):
-            history = TfHistory(client)
-            (description,) = wait_for_messages(client, String, '/rover/robot_description',
-                                               count=1, timeout=30.0, qos=qos(1, True))
-            links = [link.get('name') for link in ET.fromstring(description.data).iter('link')]
-            assert spin_until(client, lambda: history.can_transform('world', 'rover/mast'), 30.0)
-            frames = set(history.dynamic) | set(history.static)
-            frames |= {parent for samples in history.dynamic.values() for _, _, parent in samples}
-            frames |= set(history.static.values())
-            history.close()
+        (description,) = wait_for_messages(client, String, '/rover/robot_description',
+                                           count=1, timeout=30.0, qos=qos(1, True))
+        links = [link.get('name') for link in ET.fromstring(description.data).iter('link')]
+        assert spin_until(client, lambda: history.can_transform('world', 'rover/mast'), 30.0)
+    frames = set(history.dynamic) | set(history.static)
+    frames |= {parent for samples in history.dynamic.values() for _, _, parent in samples}
+    frames |= set(history.static.values())
+    history.close()
     return links, frames
 
 
