@@ -214,22 +214,9 @@ def cmd_examples(args: argparse.Namespace) -> int:
 
 
 def _scene_argument(value: str | None) -> str | None:
-    """A SCENE argument: an existing path as given, else the file of the example of that name;
-    a name that is neither stays as it is (the loader reports the missing file), unless it looks
-    like an example name (no folder, no extension): then the error lists the examples."""
-    try:
-        if value is None or Path(value).exists():
-            return value
-    except OSError:  # a name too long for the file system: the loader says so in one line
-        return value
-    from .errors import SceneSimError
-    from .resources import example_path
-    try:
-        return str(example_path(value))
-    except SceneSimError:
-        if Path(value).suffix or Path(value).name != value:
-            return value
-        raise
+    """A SCENE argument (see :func:`.resources.resolve_scene`)."""
+    from .resources import resolve_scene
+    return None if value is None else resolve_scene(value)
 
 
 def _scene_parameters(args: argparse.Namespace) -> dict[str, str]:

@@ -51,6 +51,25 @@ def example_names() -> list[str]:
     return list(_example_files())
 
 
+def resolve_scene(value: str) -> str:
+    """A scene as every front door takes it (``run``, ``sim_node``'s ``scene`` parameter, the
+    launch file): an existing path as given, else the file of the example of that name; a name
+    that is neither stays as it is (the loader reports the missing file), unless it looks like
+    an example name (no folder, no extension): then the error lists the examples."""
+    try:
+        if Path(value).exists():
+            return value
+    except OSError:  # a name too long for the file system: the loader says so in one line
+        return value
+    from .errors import SceneSimError
+    try:
+        return str(example_path(value))
+    except SceneSimError:
+        if Path(value).suffix or Path(value).name != value:
+            return value
+        raise
+
+
 def example_path(name: str) -> Path:
     """The file of example ``name`` (with or without its extension).
 

@@ -25,10 +25,12 @@ NEIGHBOUR_CHECKS = 5
 
 
 def scene_path(node: Node, scene: str | Path | None) -> Path:
-    """The scene given, else the ``scene`` parameter, else the bundled default scene."""
+    """The scene given, else the ``scene`` parameter (a file or an example's name, as ``run``
+    takes it), else the bundled default scene."""
     chosen = scene or parameters.value(node, 'scene')
     if chosen:
-        return Path(chosen).expanduser()
+        from ..resources import resolve_scene
+        return Path(resolve_scene(str(Path(chosen).expanduser())))
     try:
         from ..resources import default_scene_path
     except ImportError:

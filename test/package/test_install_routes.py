@@ -101,7 +101,9 @@ def test_dev_venv_has_the_same_layout():
     assert share_dir() == prefix / 'share' / PACKAGE
 
 
-def test_ros2_launch_starts_the_simulation(ros_node, tmp_path):
+@pytest.mark.parametrize('scene', ['', 'car'])
+def test_ros2_launch_starts_the_simulation(ros_node, tmp_path, scene):
+    """The default scene, and an example by name as `scene-sim-ros run car` takes it."""
     ros2 = shutil.which('ros2')
     try:
         import launch_ros  # noqa: F401
@@ -111,10 +113,35 @@ def test_ros2_launch_starts_the_simulation(ros_node, tmp_path):
         pytest.skip('ros2 launch is not installed here (launch, launch_ros and ros2cli come '
                     'with a ROS 2 distribution, not from PyPI)')
     from rosgraph_msgs.msg import Clock
-    with ManagedProcess([ros2, 'launch', PACKAGE, 'sim.launch.py', 'real_time_factor:=0'],
+    argv = [ros2, 'launch', PACKAGE, 'sim.launch.py', 'real_time_factor:=0']
+    with ManagedProcess(argv + ([f'scene:={scene}'] if scene else []),
                         log_dir=tmp_path, name='ros2_launch', ready=r'real-time factor',
+                        ready_timeout=90.0) as launched:
+        assert len(wait_for_messages(ros_node, Clock, '/clock', count=5, timeout=30.0)) == 5
+        assert f'{scene or "default"}.ros2: ' in launched.output()
+
+
+@pytest.mark.parametrize('scene, expected', [('car', r'car\.ros2: 5 entities'),
+                                             ('webots_scout.wbt', r'webots_scout\.wbt: ')])
+def test_sim_node_takes_an_example_name_as_run_does(ros_node, tmp_path, scene, expected):
+    from rosgraph_msgs.msg import Clock
+    sim_node = ROOT / '.venv' / 'lib' / PACKAGE / 'sim_node'
+    if not sim_node.is_file():
+        pytest.skip(f'scene_sim_ros is not installed in {sim_node.parent} (run ./dev.sh setup)')
+    with ManagedProcess([str(sim_node), '--ros-args', '-p', f'scene:={scene}'],
+                        log_dir=tmp_path, name='sim_node_example', ready=expected,
                         ready_timeout=90.0):
         assert len(wait_for_messages(ros_node, Clock, '/clock', count=5, timeout=30.0)) == 5
+
+
+def test_sim_node_with_an_unknown_example_name_lists_the_examples(tmp_path):
+    sim_node = ROOT / '.venv' / 'lib' / PACKAGE / 'sim_node'
+    if not sim_node.is_file():
+        pytest.skip(f'scene_sim_ros is not installed in {sim_node.parent} (run ./dev.sh setup)')
+    done = subprocess.run([str(sim_node), '--ros-args', '-p', 'scene:=kar'],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "'car'" in done.stdout + done.stderr  # the near miss is named
 
 
 def test_launch_with_a_missing_optional_package_starts_nothing(tmp_path):
