@@ -55,14 +55,9 @@ def add_batch_command(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    import dataclasses
-    from pathlib import Path
-
     from .driver import run_batch
     from .spec import load_spec
-    spec = load_spec(args.spec)
-    if args.output is not None:
-        spec = dataclasses.replace(spec, output=Path(args.output).resolve())
+    spec = load_spec(args.spec, output=args.output)
     # SIGTERM stops like Ctrl-C, and Ctrl-C works also where SIGINT came ignored (a background
     # job of a script)
     for signum in (signal.SIGINT, signal.SIGTERM):

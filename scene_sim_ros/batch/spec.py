@@ -75,14 +75,15 @@ class BatchSpec:
     source: str = '<spec>'
 
 
-def load_spec(path: str | Path) -> BatchSpec:
-    """Read and check the spec file ``path``."""
+def load_spec(path: str | Path, output: str | Path | None = None) -> BatchSpec:
+    """Read and check the spec file ``path``; ``output`` (``--output``) replaces the spec's
+    ``output``, which may then be left out."""
     path = Path(path)
     try:
         text = path.read_text(encoding='utf-8')
     except OSError as err:
         raise SpecError(f'cannot read: {err.strerror}', path) from None
-    return _parse(load_located(text, path), path.resolve().parent, str(path))
+    return _parse(load_located(text, path), path.resolve().parent, str(path), output)
 
 
 def spec_from_mapping(mapping: dict[str, Any], base_dir: str | Path = '.') -> BatchSpec:
@@ -154,21 +155,27 @@ SPEC_KEYS = ('scenes', 'seeds', 'params', 'duration', 'record', 'output', 'retri
              'time_limit')
 
 
-def _parse(root: Located, base_dir: Path, source: str) -> BatchSpec:
+def _parse(root: Located, base_dir: Path, source: str,
+           output_override: str | Path | None = None) -> BatchSpec:
     spec = _Fields(root, source, 'spec')
     spec.check_known(SPEC_KEYS)
     duration = spec.number('duration', None, positive=True)
     if duration is None:
         raise spec.error("spec: 'duration' (simulated seconds per run) is required")
-    output = spec.require('output')
-    if not isinstance(output.value, str) or not output.value:
+    output = spec.get('output') if output_override is not None else spec.require('output')
+    if output is not None and (not isinstance(output.value, str) or not output.value):
         raise spec.error('output: expected a folder path', output)
+    folder: str | Path = ''
+    if output_override is not None:
+        folder = output_override
+    elif output is not None:
+        folder = output.value
     time_limit = spec.number('time_limit', 600.0, positive=True)
     return BatchSpec(
         scenes=_scenes(spec.require('scenes'), base_dir, source),
         seeds=_seeds(spec.get('seeds'), spec),
         duration=float(duration),
-        output=Path(output.value).expanduser().resolve(),  # where the batch starts
+        output=Path(folder).expanduser().resolve(),  # where the batch starts
         param_sets=_param_sets(spec.get('params'), spec),
         record=_recording(spec.get('record'), base_dir, source),
         retries=spec.integer('retries', 1),

@@ -117,3 +117,16 @@ def test_cli_rejects_zero_workers(tmp_path: Path, capsys: pytest.CaptureFixture[
         main(['batch', str(path), '--workers', '0'])
     assert exited.value.code == 2
     assert "--workers: expected an integer >= 1, got '0'" in capsys.readouterr().err
+
+
+def test_output_from_the_command_line_replaces_the_specs_and_may_stand_alone(tmp_path: Path
+                                                                            ) -> None:
+    without = write_spec(tmp_path, 'scenes: [default]\nduration: 1\n')
+    with pytest.raises(SpecError, match="'output'"):
+        load_spec(without)
+    assert load_spec(without, output=tmp_path / 'cli').output == (tmp_path / 'cli').resolve()
+    given = write_spec(tmp_path, 'scenes: [default]\nduration: 1\noutput: spec_out\n')
+    assert load_spec(given, output='elsewhere').output == Path('elsewhere').resolve()
+    bad = write_spec(tmp_path, 'scenes: [default]\nduration: 1\noutput: 3\n')
+    with pytest.raises(SpecError, match='output: expected a folder path'):
+        load_spec(bad, output='elsewhere')
