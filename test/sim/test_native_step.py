@@ -35,7 +35,9 @@ def test_other_threads_run_while_pybullet_steps():
     step = native_step.native_step(sim.client)
     assert step is not None
     assert other_thread_runs(lambda: pb.stepSimulation(physicsClientId=sim.client)) == 0
-    assert other_thread_runs(step) > 0
+    # whether the waiting thread gets a core while the GIL is free is the OS scheduler's call
+    # (on a loaded machine it lost all 300 steps of one round): at least once in 10 rounds
+    assert any(other_thread_runs(step) > 0 for _ in range(10))
 
 
 def test_a_pybullet_without_the_client_table_falls_back(monkeypatch):
