@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from nav_msgs.msg import Odometry
 
 from ..scene import Pose
+from ..scene.transforms import quat, quat_conjugate, quat_rotate, vec3
 from . import qos
 from .adapters.base import ACTIVITY_CHECK_PERIOD
 from .host import NodeHost
@@ -28,10 +29,7 @@ EXACT_VARIANCE = 1e-9
 def rotate_into(orientation: Sequence[float], vector: Sequence[float]
                 ) -> tuple[float, float, float]:
     """``vector`` (world) expressed in the frame whose orientation (xyzw) is ``orientation``."""
-    qx, qy, qz, qw = orientation
-    inverse = Pose((0.0, 0.0, 0.0), (-qx, -qy, -qz, qw))
-    x, y, z = inverse.rotate((float(vector[0]), float(vector[1]), float(vector[2])))
-    return x, y, z
+    return quat_rotate(quat_conjugate(quat(orientation)), vec3(vector))
 
 
 class GroundTruth:

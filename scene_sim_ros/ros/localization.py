@@ -92,8 +92,8 @@ class OdomParentWatch:
 
     def _hand_over(self, odom_frame: str, parent: str) -> None:
         """Physics thread."""
-        frames = self._dynamic_tf.odom_frames().get(odom_frame)
-        if frames is not None and self._dynamic_tf.hand_over_odom(odom_frame):
+        frames = self._dynamic_tf.hand_over_odom(odom_frame)
+        if frames is not None:
             self._node.get_logger().info(
                 f'{parent} -> {odom_frame} is published by another node (localisation): this '
                 f'node no longer publishes {self._world} -> {odom_frame}; the true pose stays on '

@@ -305,14 +305,15 @@ class DynamicTransforms:
         return {f.odom.child_frame_id: f for f in self._frames
                 if f.odometry is not None and f.odom is not None}
 
-    def hand_over_odom(self, odom_frame: str) -> bool:
-        """Stop publishing the parent of ``odom_frame`` (physics thread); False if this node
-        did not publish one."""
-        if odom_frame in self._handed_over or odom_frame not in self.odom_frames():
-            return False
+    def hand_over_odom(self, odom_frame: str) -> EntityFrames | None:
+        """Stop publishing the parent of ``odom_frame`` (physics thread): the frames of its
+        base, or None if this node did not publish one."""
+        frames = self.odom_frames().get(odom_frame)
+        if frames is None or odom_frame in self._handed_over:
+            return None
         self._handed_over.add(odom_frame)
         self.set_entities(self._frames)
-        return True
+        return frames
 
     def odometry_poses(self, root_poses: Sequence[tuple[Sequence[float], Sequence[float]]]
                        ) -> list[tuple[Any, Any]]:

@@ -9,16 +9,9 @@ import argparse
 
 import rclpy
 from geometry_msgs.msg import TransformStamped
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from tf2_msgs.msg import TFMessage
-
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                    durability=DurabilityPolicy.VOLATILE)
-TF_STATIC_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
-                           reliability=ReliabilityPolicy.RELIABLE,
-                           durability=DurabilityPolicy.TRANSIENT_LOCAL)
+from tf_node import TF_QOS, TF_STATIC_QOS, spin
 
 
 def transform(node: Node, parent: str, child: str, x: float) -> TransformStamped:
@@ -50,13 +43,7 @@ def main() -> None:
 
     node.create_timer(1.0 / args.rate, tick)
     print('READY', flush=True)
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+    spin(node)
     print(f'published {count}', flush=True)
 
 
