@@ -157,7 +157,7 @@ class EntityFrames:
     ``((x, y, z), (qx, qy, qz, qw))``."""
     odom_parent: bool = True
     """Whether this node publishes ``world -> odom`` (false once localisation publishes a parent
-    of the odom frame, see :mod:`.tf_watch`)."""
+    of the odom frame, see :mod:`.localization`)."""
     base_tf: bool = True
     """Whether this node publishes ``odom -> root`` (false: an EKF does, ``odometry.publish_tf``)."""
 

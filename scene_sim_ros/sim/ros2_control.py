@@ -21,7 +21,6 @@ from xml.sax.saxutils import escape, quoteattr
 from ..scene import Entity, command_interface
 
 PLUGIN = 'topic_based_ros2_control/TopicBasedSystem'
-STATE_INTERFACES = ('position', 'velocity', 'effort')
 
 
 def ros2_control_tag(entity: Entity, commands_topic: str, states_topic: str) -> list[str]:
