@@ -183,6 +183,7 @@ class SimNode(Node):
                     return SetParametersResult(successful=False,
                                                reason='real_time_factor must be >= 0')
                 self.stepper.real_time_factor = value
+                self.get_logger().info(f'real-time factor {self.stepper.real_time_factor:g}')
             elif parameter.name == 'paused':
                 if parameter.value:
                     self.stepper.pause()

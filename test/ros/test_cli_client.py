@@ -23,6 +23,7 @@ pytest.importorskip('simulation_interfaces.srv')
 
 import yaml  # noqa: E402
 
+from scene_sim_ros import load_scene  # noqa: E402
 from support.processes import console_script, scene_sim_run  # noqa: E402
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
@@ -131,13 +132,28 @@ def test_echo_abbreviates_long_arrays_unless_full(sim_node):
     assert short['ranges'][8] == f'... {count - 8} more, {count} in all (--full prints all)'
 
 
-def test_echo_rate_limits_what_is_printed(sim_node):
-    started = time.monotonic()
+def test_echo_rate_drops_what_comes_between(sim_node):
+    """/clock comes every step; at --rate 4 the printed ones are a quarter second of wall
+    time apart, so steps in between are dropped (how many depends on the machine's pace)."""
     lines = ok('echo', '/clock', '--count', '3', '--rate', '4', '--json').splitlines()
-    assert len(lines) == 3
-    # at most 4 printed per wall second: 3 messages need at least 0.5 s. One-sided on
-    # purpose: a loaded machine only lengthens it (the rate limit, not a speed, is tested)
-    assert time.monotonic() - started >= 0.5
+    times = [m['clock']['sec'] + m['clock']['nanosec'] * 1e-9 for m in map(json.loads, lines)]
+    step = load_scene(DEFAULT_SCENE).step_length
+    assert len(times) == 3
+    assert all(later - earlier > 1.5 * step for earlier, later in zip(times, times[1:])), times
+
+
+def test_throttle_admits_at_most_rate_events_per_second_of_its_clock():
+    from scene_sim_ros.ros.client.topic_tools import Throttle
+    now = [0.0]
+    throttle = Throttle(4.0, clock=lambda: now[0])
+    admitted = []
+    for tick in range(101):  # 1 s in steps of 10 ms
+        now[0] = tick * 0.01
+        if throttle.admits():
+            admitted.append(round(now[0], 2))
+    assert admitted == [0.0, 0.25, 0.5, 0.75, 1.0]
+    unlimited = Throttle(None, clock=lambda: 0.0)
+    assert all(unlimited.admits() for _ in range(10))
 
 
 def test_echo_unknown_topic_is_a_user_error_naming_similar_topics(sim_node):

@@ -11,6 +11,7 @@ import math
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from .messages import json_safe, select, to_data, to_yaml
@@ -28,7 +29,7 @@ def echo(topic: str, *, once: bool = False, count: int | None = None, rate: floa
         type_name = wait_for_topic_type(node, topic, _discovery(discovery_timeout, timeout))
         msg_type = message_class(type_name)
         printed = 0
-        last = -math.inf
+        throttle = Throttle(rate)
         queue: list[Any] = []
         node.create_subscription(msg_type, topic, queue.append, matching_qos(node, topic))
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -39,10 +40,8 @@ def echo(topic: str, *, once: bool = False, count: int | None = None, rate: floa
             spin_until(node, lambda: bool(queue), remaining if remaining is not None else 1.0)
             while queue and (limit is None or printed < limit):
                 msg = queue.pop(0)
-                now = time.monotonic()
-                if rate is not None and now - last < 1.0 / rate:
+                if not throttle.admits():
                     continue
-                last = now
                 data = to_data(msg, full=full)
                 if field:
                     try:
@@ -69,6 +68,23 @@ def _discovery(discovery_timeout: float | None, timeout: float | None) -> float:
     if discovery_timeout is not None:
         return discovery_timeout
     return 10.0 if timeout is None else min(timeout, 10.0)
+
+
+class Throttle:
+    """Admits at most ``rate`` events per second of ``clock`` (all of them without a rate):
+    an event is admitted when at least 1/rate has passed since the last admitted one."""
+
+    def __init__(self, rate: float | None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.period = 0.0 if rate is None else 1.0 / rate
+        self.clock = clock
+        self.last = -math.inf
+
+    def admits(self) -> bool:
+        now = self.clock()
+        if now - self.last < self.period:
+            return False
+        self.last = now
+        return True
 
 
 class RateWindow:
