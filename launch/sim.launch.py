@@ -12,13 +12,18 @@ its URDF; the simulator then leaves link TF to them), ``record`` (a rosbag2 MCAP
 record into), ``foxglove`` (the port of the Foxglove live view; 0: off) and ``offline`` (no
 downloads for Webots worlds).
 
-Optional packages (rviz2, robot_state_publisher) are looked up before anything starts: a missing
-one stops the launch with a message saying which and how to install it, so no simulation is left
-running on its own. The simulation ending ends the launch.
+``scene`` takes a file or an example name, as ``scene-sim-ros run`` does; one that is neither
+stops the launch before anything starts, with exit code 2 (the command line's code for a bad
+argument). Optional packages (rviz2, robot_state_publisher) are looked up before anything starts:
+a missing one stops the launch with a message saying which and how to install it, so no
+simulation is left running on its own. The simulation ending ends the launch; ending with an
+error makes ``ros2 launch`` exit with 1 (launch's code for a failed launch) once every other
+process of it has stopped.
 """
 
 import os
 import shutil
+import signal
 import sys
 
 from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
@@ -78,6 +83,33 @@ def _require(packages):
             f'install with: sudo apt install {names}, or leave those arguments false')
 
 
+def _scene_or_exit(value: str) -> str:
+    """``value`` as the node will take it (a file, or an example name resolved to its file);
+    neither: the reason on stderr and exit code 2, before any process starts."""
+    if not value:
+        return value
+    from scene_sim_ros.errors import SceneSimError
+    from scene_sim_ros.resources import resolve_scene
+    try:
+        resolved = resolve_scene(value)
+    except SceneSimError as err:
+        print(f'[ERROR] [sim.launch.py]: scene:={value}: {err}', file=sys.stderr)
+        raise SystemExit(2) from None
+    if not os.path.isfile(resolved):
+        print(f'[ERROR] [sim.launch.py]: scene:={value}: no such file, and no example of that '
+              'name (scene-sim-ros examples lists them)', file=sys.stderr)
+        raise SystemExit(2)
+    return resolved
+
+
+def _end_launch(event, context):
+    """The simulation ended: end the launch; with an error, fail it (exit code 1)."""
+    code = event.returncode
+    if code not in (0, None, -signal.SIGINT, -signal.SIGTERM):
+        raise RuntimeError(f'the simulation exited with code {code}')
+    return [Shutdown(reason='the simulation ended')]
+
+
 def _sim_node_action(**kwargs):
     """Our node by package where the ament index knows it, else the ``sim_node`` beside this
     Python or on PATH (a launch file run by path from a source checkout or plain venv)."""
@@ -93,6 +125,7 @@ def _sim_node_action(**kwargs):
 
 def _launch_setup(context):
     value = {name: LaunchConfiguration(name).perform(context) for name, _, _ in ARGUMENTS}
+    value['scene'] = _scene_or_exit(value['scene'])
     rsp = _truthy(value['robot_state_publisher'])
     rviz = _truthy(value['rviz'])
     _require([p for p, wanted in (('robot_state_publisher', rsp), ('rviz2', rviz)) if wanted])
@@ -119,7 +152,7 @@ def _launch_setup(context):
         parameters.insert(0, value['params_file'])
     actions = [_sim_node_action(name='scene_sim', namespace=value['namespace'],
                                 parameters=parameters, output='screen',
-                                on_exit=Shutdown(reason='the simulation ended'))]
+                                on_exit=_end_launch)]
     if rsp:
         actions += _robot_state_publishers(value, isolate, use_sim_time)
     if rviz:

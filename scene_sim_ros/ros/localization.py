@@ -13,7 +13,9 @@ one line. The true pose stays on ``<entity>/ground_truth`` and the supervisor se
 
 Messages of this node's own publishers are recognised by their publisher GID (the graph's
 endpoint GIDs of this node) and skipped before anything is deserialized; another node's message
-is deserialized only when its bytes contain an odom frame's name.
+is deserialized only when its bytes contain an odom frame's name. Jazzy's rclpy gives no
+publisher GID: there this node's own messages are read too, and pass over (their parent of an
+odom frame is the world frame).
 
 ``perfect_localization``: the node publishes ``map -> world`` (identity, on /tf_static), so that
 ``map -> <entity>/odom`` is the ground truth: Nav2 without AMCL or SLAM.
@@ -74,8 +76,10 @@ class OdomParentWatch:
 
     def _on_message(self, data: bytes, info: Any) -> None:
         """Executor thread."""
+        # Kilted's message info names the publisher, so this node's own /tf is skipped unread;
+        # Jazzy's does not, and the content decides (this node's parent of odom is the world)
         publisher = info.get('publisher_gid') if isinstance(info, dict) else None
-        if publisher is None or self._is_own(bytes(publisher['data'])):
+        if publisher is not None and self._is_own(bytes(publisher['data'])):
             return
         odom_frames = [frame for frame in self._dynamic_tf.odom_frames()
                        if frame not in self._submitted]

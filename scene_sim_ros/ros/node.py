@@ -59,6 +59,7 @@ from .robot_description import publish_robot_description
 from .startup import NEIGHBOUR_CHECK_DELAY, NEIGHBOUR_CHECKS
 from .step_loop import StepLoop
 from .stepper import Stepper
+from .supervisor import spawn_loader
 from .tf import FrameNames, StaticTransforms
 
 NODE_NAME = 'scene_sim'
@@ -280,6 +281,7 @@ def run(scene: str | None, *, parameters: dict[str, object] | None = None,
     args = list(ros_args or [])
     if args and args[0] != '--ros-args':
         args = ['--ros-args', *args]
+    spawn_loader.prestart()   # before rclpy installs its signal handlers (see there)
     rclpy.init(args=[sys.argv[0] if sys.argv else 'sim_node', *args])
     try:
         try:
@@ -290,16 +292,19 @@ def run(scene: str | None, *, parameters: dict[str, object] | None = None,
         except SceneSimError as err:
             print(f'error: {err}', file=sys.stderr)
             return 1
+        except KeyboardInterrupt:  # Ctrl-C while starting: nothing runs yet, nothing to stop
+            return 0
         return _spin(node)
     finally:
+        spawn_loader.discard_prestarted()
         rclpy.try_shutdown()
 
 
 def _spin(node: SimNode) -> int:
     executor = SingleThreadedExecutor(context=node.context)
     executor.add_node(node)
-    node.start()
     try:
+        node.start()
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass

@@ -226,7 +226,7 @@ class Tap:
         self._executor = SingleThreadedExecutor(context=context)
         self._executor.add_node(self.node)
         self._thread: threading.Thread | None = None
-        self._receiver = Receiver(self.node, on_error=lambda err: self.logger.error(
+        self._receiver = Receiver(context, namespace=namespace, on_error=lambda err: self.logger.error(
             f'tap stopped receiving: {err!r}'))
         self._timer = self.node.create_timer(REFRESH_S, self.refresh)
         self._wake = self.node.create_guard_condition(self.refresh)

@@ -3,11 +3,11 @@
 rclpy's Python executors rebuild a wait set of every entity of the node and walk it in Python
 on each wakeup, and wake once per message or two: with every topic of a simulation tapped
 (a recording, a viewer watching all) that cost the simulation's thread its GIL for more time
-than the messages themselves. Here the raw subscriptions are made with rclpy's C layer
-(``_rclpy.Subscription``, what ``Node.create_subscription`` makes, less the Python wrapper and
-its QoS event handlers) so no executor sees them; one thread waits on all of them at once,
-takes every message each one holds, and waits again after :data:`BATCH_S`, so that a burst (a
-physics step publishes a dozen topics) costs one wakeup.
+than the messages themselves. Here the raw subscriptions belong to a hidden node of their own
+(``_scene_sim_tap_receiver``, made with rclpy's public API) that no executor spins; one thread
+waits on all of them at once (a wait set, as ``rclpy.wait_for_message`` makes one: the same
+on Jazzy and Kilted), takes every message each one holds, and waits again after
+:data:`BATCH_S`, so that a burst (a physics step publishes a dozen topics) costs one wakeup.
 """
 
 from __future__ import annotations
@@ -23,27 +23,36 @@ BATCH_S = 0.002
 WAIT_NS = 500_000_000
 
 
+RECEIVER_NODE_NAME = '_scene_sim_tap_receiver'   # hidden: ros2 node list shows it with -a
+
+
 @dataclass
 class _Entry:
-    handle: Any
-    msg_type: Any
+    subscription: Any
     deliver: Callable[[bytes], None]
+
+    @property
+    def handle(self) -> Any:
+        return self.subscription.handle
 
 
 class Receiver:
-    """Raw subscriptions of ``node`` (an rclpy Node), each handing its CDR bytes to its
+    """Raw subscriptions in ``context`` (an rclpy Context), each handing its CDR bytes to its
     ``deliver``; :meth:`add` and :meth:`remove` from any thread."""
 
-    def __init__(self, node: Any, *, on_error: Callable[[BaseException], object]):
+    def __init__(self, context: Any, *, namespace: str = '/',
+                 on_error: Callable[[BaseException], object]):
         from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+        from rclpy.node import Node
         self._rclpy = _rclpy
-        self._node = node
-        self._context = node.context
+        self._node = Node(RECEIVER_NODE_NAME, namespace=namespace, context=context,
+                          start_parameter_services=False, enable_rosout=False)
+        self._context = context
         self._on_error = on_error
         self._entries: dict[str, _Entry] = {}
         self._retired: list[Any] = []
         self._lock = threading.Lock()
-        self._changed = _rclpy.GuardCondition(self._context.handle)
+        self._changed = self._node.create_guard_condition(lambda: None)
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name='scene_sim_tap_receiver',
                                         daemon=True)
@@ -52,24 +61,21 @@ class Receiver:
         self._thread.start()
 
     def add(self, topic: str, msg_type: Any, qos: Any, deliver: Callable[[bytes], None]) -> None:
-        from rclpy.type_support import check_is_valid_msg_type
-        check_is_valid_msg_type(msg_type)
-        with self._node.handle:
-            handle = self._rclpy.Subscription(self._node.handle, msg_type, topic,
-                                              qos.get_c_qos_profile(), None)
+        subscription = self._node.create_subscription(msg_type, topic, _never_called, qos,
+                                                      raw=True)
         with self._lock:
             old = self._entries.pop(topic, None)
             if old is not None:
-                self._retired.append(old.handle)
-            self._entries[topic] = _Entry(handle, msg_type, deliver)
-        self._changed.trigger_guard_condition()
+                self._retired.append(old.subscription)
+            self._entries[topic] = _Entry(subscription, deliver)
+        self._changed.trigger()
 
     def remove(self, topic: str) -> None:
         with self._lock:
             entry = self._entries.pop(topic, None)
             if entry is not None:
-                self._retired.append(entry.handle)
-        self._changed.trigger_guard_condition()
+                self._retired.append(entry.subscription)
+        self._changed.trigger()
 
     def __contains__(self, topic: str) -> bool:
         return topic in self._entries
@@ -77,17 +83,27 @@ class Receiver:
     def stop(self) -> None:
         self._stopping = True
         try:
-            self._changed.trigger_guard_condition()
+            self._changed.trigger()
         except Exception:  # noqa: BLE001 - the context is gone already
             pass
         if self._thread.is_alive():
             self._thread.join(timeout=2.0)
         with self._lock:
-            handles = [e.handle for e in self._entries.values()] + self._retired
+            subscriptions = [e.subscription for e in self._entries.values()] + self._retired
             self._entries.clear()
             self._retired.clear()
-        for handle in handles:
-            handle.destroy_when_not_in_use()
+        for subscription in subscriptions:
+            self._destroy(subscription)
+        try:
+            self._node.destroy_node()
+        except Exception:  # noqa: BLE001 - the context is gone already
+            pass
+
+    def _destroy(self, subscription: Any) -> None:
+        try:
+            self._node.destroy_subscription(subscription)
+        except Exception:  # noqa: BLE001 - the context is gone already
+            pass
 
     # --- the thread ---------------------------------------------------------------------------
 
@@ -97,8 +113,8 @@ class Receiver:
                 with self._lock:
                     entries = list(self._entries.values())
                     retired, self._retired = self._retired, []
-                for handle in retired:
-                    handle.destroy_when_not_in_use()
+                for subscription in retired:
+                    self._destroy(subscription)
                 self._serve(entries)
         except Exception as err:  # noqa: BLE001 - the context shut down under the wait
             if self._context.ok() and not self._stopping:
@@ -109,13 +125,13 @@ class Receiver:
         with ExitStack() as held:
             for entry in entries:
                 held.enter_context(entry.handle)
-            held.enter_context(self._changed)
+            held.enter_context(self._changed.handle)
             wait_set = self._rclpy.WaitSet(len(entries), 1, 0, 0, 0, 0, self._context.handle)
             held.enter_context(wait_set)
             while not self._stopping:
                 wait_set.clear_entities()
                 indexes = [wait_set.add_subscription(entry.handle) for entry in entries]
-                changed = wait_set.add_guard_condition(self._changed)
+                changed = wait_set.add_guard_condition(self._changed.handle)
                 wait_set.wait(WAIT_NS)
                 if wait_set.is_ready('guard_condition', changed):
                     return
@@ -127,7 +143,11 @@ class Receiver:
     @staticmethod
     def _drain(entry: _Entry) -> None:
         while True:
-            taken = entry.handle.take_message(entry.msg_type, True)
+            taken = entry.handle.take_message(entry.subscription.msg_type, True)
             if taken is None:
                 return
             entry.deliver(taken[0])
+
+
+def _never_called(_message: bytes) -> None:
+    """The receiver's node is never spun: its thread takes the messages itself."""

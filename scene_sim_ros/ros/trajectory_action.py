@@ -48,8 +48,10 @@ from .trajectory_goal import (
 try:
     from control_msgs.action import FollowJointTrajectory
     from control_msgs.msg import JointTrajectoryControllerState
+    FEEDBACK_HAS_INDEX = 'index' in FollowJointTrajectory.Feedback.get_fields_and_field_types()
 except ImportError as err:  # not installed: no action servers (attach() says so once)
     FollowJointTrajectory = JointTrajectoryControllerState = None
+    FEEDBACK_HAS_INDEX = False
     _MISSING = str(err)
 
 if TYPE_CHECKING:
@@ -255,8 +257,9 @@ class FollowJointTrajectoryServer:
         msg.actual.velocities = sample.actual_velocities
         msg.error.positions = sample.position_error
         msg.error.velocities = sample.velocity_error
-        msg.index = sample.index
-        msg.multi_dof_index = 0
+        if FEEDBACK_HAS_INDEX:  # control_msgs >= 6 (Kilted); Jazzy's 5.x has no index fields
+            msg.index = sample.index
+            msg.multi_dof_index = 0
         try:
             running.handle.publish_feedback(msg)
         except Exception:  # noqa: BLE001 - the goal handle went away (client gone, shutdown)

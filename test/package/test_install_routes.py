@@ -125,7 +125,7 @@ def test_ros2_launch_starts_the_simulation(ros_node, tmp_path, scene):
                                              ('webots_scout.wbt', r'webots_scout\.wbt: ')])
 def test_sim_node_takes_an_example_name_as_run_does(ros_node, tmp_path, scene, expected):
     from rosgraph_msgs.msg import Clock
-    sim_node = ROOT / '.venv' / 'lib' / PACKAGE / 'sim_node'
+    sim_node = Path(sys.prefix) / 'lib' / PACKAGE / 'sim_node'
     if not sim_node.is_file():
         pytest.skip(f'scene_sim_ros is not installed in {sim_node.parent} (run ./dev.sh setup)')
     with ManagedProcess([str(sim_node), '--ros-args', '-p', f'scene:={scene}'],
@@ -135,7 +135,7 @@ def test_sim_node_takes_an_example_name_as_run_does(ros_node, tmp_path, scene, e
 
 
 def test_sim_node_with_an_unknown_example_name_lists_the_examples(tmp_path):
-    sim_node = ROOT / '.venv' / 'lib' / PACKAGE / 'sim_node'
+    sim_node = Path(sys.prefix) / 'lib' / PACKAGE / 'sim_node'
     if not sim_node.is_file():
         pytest.skip(f'scene_sim_ros is not installed in {sim_node.parent} (run ./dev.sh setup)')
     done = subprocess.run([str(sim_node), '--ros-args', '-p', 'scene:=kar'],
@@ -160,3 +160,36 @@ def test_launch_with_a_missing_optional_package_starts_nothing(tmp_path):
     assert done.returncode != 0
     assert 'rviz2 not installed' in done.stdout + done.stderr
     assert 'real-time factor' not in done.stdout + done.stderr  # no simulation was started
+
+
+def _ros2_launch() -> str:
+    ros2 = shutil.which('ros2')
+    try:
+        import launch_ros  # noqa: F401
+    except ImportError:
+        ros2 = None
+    if ros2 is None:
+        pytest.skip('ros2 launch is not installed here (launch, launch_ros and ros2cli come '
+                    'with a ROS 2 distribution, not from PyPI)')
+    return ros2
+
+
+@pytest.mark.parametrize('scene, code, says', [
+    ('no_such_scene.ros2', 2, 'no such file, and no example of that name'),
+    ('kar', 2, "did you mean 'car'?"),
+    ('{malformed}', 1, 'not well-formed XML'),
+])
+def test_ros2_launch_fails_as_the_simulation_does(tmp_path, scene, code, says):
+    """A scene that is neither a file nor an example stops the launch before anything starts
+    (exit 2, as `scene-sim-ros run`); a simulation that exits with an error fails the launch
+    (exit 1, launch's code) and its message is on screen."""
+    ros2 = _ros2_launch()
+    if scene == '{malformed}':
+        scene = str(tmp_path / 'malformed.ros2')
+        Path(scene).write_text('<Simulation>\n  <Scene name="x">\n  <Compound ref="y"/>\n')
+    done = subprocess.run([ros2, 'launch', PACKAGE, 'sim.launch.py', f'scene:={scene}'],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert (done.returncode, says in done.stdout + done.stderr) == (code, True), \
+        done.stdout[-2000:] + done.stderr[-2000:]
+    started = 'process started' in done.stdout + done.stderr
+    assert started == (code == 1)

@@ -41,3 +41,40 @@ def test_what_rosdistro_lacks_is_in_the_pip_list_of_the_distribution_route():
     # the Python packages the code imports and rosdistro lacks
     assert listed == {'mcap', 'foxglove-sdk', 'quickjs', 'lupa', 'moderngl',
                       'fast-simplification'}
+
+
+# pip distribution -> the package.xml key that installs it on a distribution (rosdep's names)
+ROSDEP_KEY_OF = {'pybullet': 'python3-pybullet-pip', 'lxml': 'python3-lxml',
+                 'numpy': 'python3-numpy', 'pyyaml': 'python3-yaml', 'httpx': 'python3-httpx',
+                 'platformdirs': 'python3-platformdirs', 'trimesh': 'python3-trimesh-pip',
+                 'pycollada': 'python3-collada-pip', 'rosbags': 'python3-rosbags-pip',
+                 'pillow': 'python3-pil'}
+
+
+def _install_requires() -> set[str]:
+    """The distribution names of setup.py's install_requires, read without running setup()."""
+    import ast
+    import re
+    tree = ast.parse((ROOT / 'setup.py').read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == 'INSTALL_REQUIRES' for t in node.targets):
+            return {re.split(r'[<>=!~\[; ]', s, maxsplit=1)[0].lower()
+                    for s in ast.literal_eval(node.value)}
+    raise AssertionError('setup.py has no INSTALL_REQUIRES')
+
+
+def test_every_pip_dependency_is_declared_for_the_distribution_route():
+    """setup.py's install_requires (the pip route) and package.xml plus distro-pip.txt (the
+    distribution route) name the same run-time dependencies."""
+    required = _install_requires()
+    package = ET.parse(ROOT / 'package.xml').getroot()
+    python_keys = {e.text.strip() for e in package.iter('exec_depend')
+                   if e.text and e.text.strip().startswith('python3-')}
+    listed = {line.split('#')[0].strip().lower()
+              for line in (ROOT / 'requirements' / 'distro-pip.txt').read_text().splitlines()}
+    listed.discard('')
+    by_key = {name for name in required if ROSDEP_KEY_OF.get(name) in python_keys}
+    assert required == by_key | listed, (sorted(required - by_key - listed),
+                                         sorted((by_key | listed) - required))
+    assert python_keys == {ROSDEP_KEY_OF[name] for name in by_key}

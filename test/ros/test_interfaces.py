@@ -56,7 +56,7 @@ def _installed_version(package: str) -> str:
     return xml.split('<version>', 1)[1].split('</version>', 1)[0].strip()
 
 
-@pytest.mark.parametrize('package', ['tf2_msgs', 'control_msgs'])
+@pytest.mark.parametrize('package', ['tf2_msgs'])
 def test_type_hashes_equal_the_standard(package):
     """RIHS01 type hashes (over names, types and order of all fields) equal upstream's builds.
 
@@ -69,15 +69,16 @@ def test_type_hashes_equal_the_standard(package):
     assert {k: seen.get(k) for k in expected} == expected
 
 
-def test_simulation_interfaces_hashes_equal_those_of_the_installed_release():
-    """Whichever release is installed (ours, built from interfaces/simulation_interfaces, or a
+@pytest.mark.parametrize('package', ['simulation_interfaces', 'control_msgs'])
+def test_hashes_equal_those_of_the_installed_release(package):
+    """Whichever release is installed (ours, built from interfaces/<package>, or a
     distribution's), its hashes are upstream's for that release."""
-    version = _installed_version('simulation_interfaces')
-    recorded = EXPECTED_HASHES['simulation_interfaces']
+    version = _installed_version(package)
+    recorded = EXPECTED_HASHES[package]
     if version not in recorded:
-        pytest.skip(f'simulation_interfaces {version}: no recorded hashes ({", ".join(recorded)})')
+        pytest.skip(f'{package} {version}: no recorded hashes ({", ".join(recorded)})')
     expected = recorded[version]
-    seen = _installed_hashes('simulation_interfaces')
+    seen = _installed_hashes(package)
     assert {k: seen.get(k) for k in expected} == expected
 
 
@@ -92,21 +93,35 @@ def test_jazzy_and_kilted_releases_share_their_definitions():
                        'LoadWorld'}
 
 
-@pytest.mark.parametrize('version', sorted(
-    p.name for p in (REPO_ROOT / 'interfaces' / 'simulation_interfaces' / 'versions').iterdir()
-    if p.is_dir()))
-def test_kept_simulation_interfaces_definitions_hash_as_upstream(version):
-    """The definitions kept in interfaces/simulation_interfaces/versions/ hash as upstream's
-    release (computed with rosidl, no build needed: support/type_hashes.py)."""
+def _kept_versions() -> list[tuple[str, str]]:
+    return [(package, p.name) for package in ('simulation_interfaces', 'control_msgs')
+            for p in sorted((REPO_ROOT / 'interfaces' / package / 'versions').iterdir())
+            if p.is_dir()]
+
+
+@pytest.mark.parametrize(('package', 'version'), _kept_versions())
+def test_kept_definitions_hash_as_upstream(package, version):
+    """The definitions kept in interfaces/<package>/versions/ hash as upstream's release
+    (computed with rosidl, no build needed: support/type_hashes.py)."""
     from support.type_hashes import type_hashes
-    definitions = REPO_ROOT / 'interfaces' / 'simulation_interfaces' / 'versions' / version
-    assert type_hashes('simulation_interfaces', definitions) == (
-        EXPECTED_HASHES['simulation_interfaces'][version])
+    definitions = REPO_ROOT / 'interfaces' / package / 'versions' / version
+    assert type_hashes(package, definitions) == EXPECTED_HASHES[package][version]
     assert f'<version>{version}</version>' in (definitions / 'package.xml').read_text()
 
 
-def test_control_msgs_follow_joint_trajectory_is_the_kilted_layout():
-    """control_msgs 6.x (kilted): feedback has ``index``; the result codes of JTC."""
+def test_control_msgs_jazzy_layout_differs_in_the_feedback_only():
+    """control_msgs 5.x (Jazzy) has no index/multi_dof_index in FollowJointTrajectory's
+    feedback; every other type the node uses hashes as 6.x (Kilted)."""
+    recorded = EXPECTED_HASHES['control_msgs']
+    changed = {k for k, v in recorded['5.8.0'].items() if recorded['6.10.0'][k] != v}
+    assert changed == {'control_msgs/action/FollowJointTrajectory',
+                       'control_msgs/action/FollowJointTrajectory_Feedback',
+                       'control_msgs/action/FollowJointTrajectory_FeedbackMessage'}
+
+
+def test_control_msgs_follow_joint_trajectory_has_the_layout_of_its_release():
+    """control_msgs 6.x (Kilted): feedback has ``index``, 5.x (Jazzy) not; the result codes
+    of JTC in both."""
     from control_msgs.action import FollowJointTrajectory
     from control_msgs.msg import JointComponentTolerance, JointTrajectoryControllerState
 
@@ -114,6 +129,7 @@ def test_control_msgs_follow_joint_trajectory_is_the_kilted_layout():
     assert (result.SUCCESSFUL, result.INVALID_GOAL, result.INVALID_JOINTS,
             result.OLD_HEADER_TIMESTAMP, result.PATH_TOLERANCE_VIOLATED,
             result.GOAL_TOLERANCE_VIOLATED) == (0, -1, -2, -3, -4, -5)
-    assert FollowJointTrajectory.Feedback().index == 0
+    has_index = 'index' in FollowJointTrajectory.Feedback.get_fields_and_field_types()
+    assert has_index == (int(_installed_version('control_msgs').split('.')[0]) >= 6)
     assert JointComponentTolerance.ROTATION == 5
     assert JointTrajectoryControllerState().speed_scaling_factor == 0.0

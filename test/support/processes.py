@@ -90,7 +90,7 @@ class ManagedProcess:
         log_dir: where ``<name>.log`` goes (stdout and stderr together).
         name: used for the log file and messages; default: the command's base name.
         env: extra environment variables on top of this process's environment (which holds the
-            test ROS settings: domain, discovery range, log directory).
+            test ROS settings: domain, discovery range, log directory); None removes one.
         cwd: working directory.
         ready: when the process counts as ready: a regular expression searched in its output,
             or a callable taking this object and returning true when ready; None: at once.
@@ -104,7 +104,7 @@ class ManagedProcess:
         *,
         log_dir: str | os.PathLike[str],
         name: str | None = None,
-        env: Mapping[str, str] | None = None,
+        env: Mapping[str, str | None] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         ready: Ready = None,
         ready_timeout: float = 30.0,
@@ -130,7 +130,8 @@ class ManagedProcess:
             raise RuntimeError(f'{self.name} already started')
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = _unused_path(self.log_dir, self.name)
-        env = {**os.environ, 'PYTHONUNBUFFERED': '1', **self._env}
+        env = {name: value for name, value in
+               {**os.environ, 'PYTHONUNBUFFERED': '1', **self._env}.items() if value is not None}
         with open(self.log_path, 'wb') as log:
             self._popen = subprocess.Popen(
                 self.argv,

@@ -6,7 +6,8 @@ packages' type description JSON files.
     python test/support/type_hashes.py PACKAGE DEFINITIONS_DIR   # prints {type: hash} as JSON
 
 test/ros/expected_type_hashes.json records upstream's hashes computed this way from the
-upstream release tags (git archive of ros-simulation/simulation_interfaces 1.5.1, 1.6.1, 2.1.0).
+upstream release tags (git archive of ros-simulation/simulation_interfaces 1.5.1, 1.6.1, 2.1.0;
+ros-controls/control_msgs 6.10.0 and the jazzy branch, 5.8.0).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def type_hashes(package: str, definitions: Path,
                 dependencies: tuple[str, ...] = ('builtin_interfaces', 'std_msgs',
                                                  'geometry_msgs', 'action_msgs',
                                                  'unique_identifier_msgs',
-                                                 'service_msgs')) -> dict[str, str]:
+                                                 'service_msgs', 'trajectory_msgs')) -> dict[str, str]:
     from rosidl_adapter import convert_to_idl
     from rosidl_generator_type_description import generate_type_hash
 
