@@ -294,6 +294,10 @@ def run(scene: str | None, *, parameters: dict[str, object] | None = None,
             return 1
         except KeyboardInterrupt:  # Ctrl-C while starting: nothing runs yet, nothing to stop
             return 0
+        except Exception:  # noqa: BLE001 - Ctrl-C shut the context down under the build
+            if rclpy.ok():
+                raise
+            return 0
         return _spin(node)
     finally:
         spawn_loader.discard_prestarted()
@@ -301,20 +305,27 @@ def run(scene: str | None, *, parameters: dict[str, object] | None = None,
 
 
 def _spin(node: SimNode) -> int:
-    executor = SingleThreadedExecutor(context=node.context)
-    executor.add_node(node)
+    executor: SingleThreadedExecutor | None = None
     try:
-        node.start()
-        executor.spin()
+        # Ctrl-C before the spin: rclpy's handler has shut the context down already
+        if node.context.ok():
+            executor = SingleThreadedExecutor(context=node.context)
+            executor.add_node(node)
+            node.start()
+            executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception:  # noqa: BLE001 - rclpy's RCLError: the context went away meanwhile
+        if node.context.ok():
+            raise
     finally:
         # Ctrl-C in a terminal (or launch) can signal the whole process group twice; a second
         # SIGINT must not interrupt the orderly stop of the physics thread
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         node.stop()
-        executor.shutdown(timeout_sec=1.0)
+        if executor is not None:
+            executor.shutdown(timeout_sec=1.0)
         node.destroy_node()
     return 0
 

@@ -1,0 +1,36 @@
+"""Ctrl-C in a terminal (SIGINT to the whole process group) ends `scene-sim-ros run` and
+`ros2 launch` cleanly at any moment: while the node is still starting, just after, and while
+it runs: exit code 0, no traceback (support/interrupts.py; run it with 50 rounds by hand)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from support.interrupts import DELAYS, interrupt_once
+from support.processes import console_script
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow]
+
+
+@pytest.mark.parametrize('delay', DELAYS)
+def test_ctrl_c_ends_run_cleanly(delay):
+    result = interrupt_once([console_script('scene-sim-ros'), 'run'], delay)
+    assert (result.returncode, result.clean) == (0, True), result.output[-3000:]
+    assert 'real-time factor' in result.output
+
+
+@pytest.mark.parametrize('delay', DELAYS[::2])
+def test_ctrl_c_ends_ros2_launch_cleanly(delay):
+    ros2 = shutil.which('ros2')
+    try:
+        import launch_ros  # noqa: F401
+    except ImportError:
+        ros2 = None
+    if ros2 is None:
+        pytest.skip('ros2 launch is not installed here (launch, launch_ros and ros2cli come '
+                    'with a ROS 2 distribution, not from PyPI)')
+    result = interrupt_once([ros2, 'launch', 'scene_sim_ros', 'sim.launch.py'], delay)
+    assert (result.returncode, result.clean) == (0, True), result.output[-3000:]
+    assert 'process has finished cleanly' in result.output
