@@ -1,6 +1,6 @@
 """The example scenes that ship with the package: ``resources.example_names``/``example_path``,
-``scene-sim-ros examples``, example names where a SCENE is expected, and that the README and
-``--help`` only name scene files that ship. No corpus needed."""
+``scene-sim-ros examples``, example names where a SCENE is expected, and that the README, the
+docs pages it links for its former sections and ``--help`` only name scene files that ship. No corpus needed."""
 
 from __future__ import annotations
 
@@ -107,11 +107,27 @@ def _help_texts() -> dict[str, str]:
     return texts
 
 
-def _readme_code_blocks() -> list[str]:
-    text = (REPO / 'README.md').read_text(encoding='utf-8')
-    blocks = re.findall(r'^```(\w*)\n(.*?)^```', text, re.S | re.M)
-    # ```text blocks are recorded benchmark output, not commands to run
-    return [body for lang, body in blocks if lang != 'text']
+# The docs pages that hold what the README used to (its Documentation table links them). The
+# other docs pages name placeholder and corpus files on purpose (scene.ros2, big.wbt, Game.ros2).
+README_PAGES = ('topics.md', 'nav2-moveit-ros2-control.md', 'formats.md',
+                'recording-and-live-view.md', 'command-line.md', 'benchmarks.md', 'install.md',
+                'development.md')
+
+
+def _doc_pages() -> list[Path]:
+    """README.md and the docs pages the reference moved to from the README."""
+    return [REPO / 'README.md', *(REPO / 'docs' / name for name in README_PAGES)]
+
+
+def _doc_code_blocks() -> list[tuple[str, str]]:
+    """(page, body) of every code block of README.md and those docs pages."""
+    found = []
+    for page in _doc_pages():
+        text = page.read_text(encoding='utf-8')
+        blocks = re.findall(r'^```(\w*)\n(.*?)^```', text, re.S | re.M)
+        # ```text blocks are recorded benchmark output, not commands to run
+        found += [(str(page.relative_to(REPO)), body) for lang, body in blocks if lang != 'text']
+    return found
 
 
 def _ships(name: str) -> bool:
@@ -120,9 +136,9 @@ def _ships(name: str) -> bool:
         (EXAMPLES_DIR / path.name).is_file() or (DATA_DIR / 'scenes' / path.name).is_file()
 
 
-def test_readme_and_help_name_only_shipped_files() -> None:
+def test_docs_and_help_name_only_shipped_files() -> None:
     named: dict[str, str] = {}
-    for where, text in [*_help_texts().items(), *(('README.md', t) for t in _readme_code_blocks())]:
+    for where, text in [*_help_texts().items(), *_doc_code_blocks()]:
         for name in SCENE_FILE.findall(re.sub(r'>\s*\S+', '', text)):   # not outputs (> x.urdf)
             if name.startswith(('http', 'config/', 'package.xml')) or name in ('package.xml',):
                 continue

@@ -79,8 +79,8 @@ def rate_kinds(adapters: Mapping[str, type], rates: Collection[str],
             if getattr(adapter, 'rate_key', '') in rates} | set(exclusions)
 
 
-def readme_topic_rows(text: str) -> list[tuple[str, str]]:
-    """(topic cell, type cell) of each row of README's per-entity topic table."""
+def topic_table_rows(text: str) -> list[tuple[str, str]]:
+    """(topic cell, type cell) of each row of docs/topics.md's per-entity topic table."""
     match = re.search(r'^\| topic \| type \| notes \|\n\|[-|]+\|\n((?:\|.*\n)+)', text, re.M)
     if match is None:
         return []
@@ -92,9 +92,10 @@ def readme_topic_rows(text: str) -> list[tuple[str, str]]:
     return rows
 
 
-def readme_kinds(kinds: Iterable[str], sensor_topics: Mapping[str, Iterable[tuple[str, str]]],
-                 rows: Iterable[tuple[str, str]]) -> set[str]:
-    """Kinds each of whose (suffix, message type) has a README row: the suffix in the topic
+def topic_table_kinds(kinds: Iterable[str],
+                      sensor_topics: Mapping[str, Iterable[tuple[str, str]]],
+                      rows: Iterable[tuple[str, str]]) -> set[str]:
+    """Kinds each of whose (suffix, message type) has a docs/topics.md row: the suffix in the topic
     cell (``<sensor>/position``, ``imu/data_raw``) and the type's name in the type cell."""
     rows = list(rows)
 
@@ -128,7 +129,7 @@ def registry():
         'READERS': READERS, 'ADAPTERS': ADAPTERS, 'SENSOR_TOPICS': SENSOR_TOPICS,
         'PUBLISH_RATES': PUBLISH_RATES,
         'params.yaml': params_yaml_rates(REPO_ROOT / 'config' / 'params.yaml'),
-        'README': readme_topic_rows((REPO_ROOT / 'README.md').read_text()),
+        'README': topic_table_rows((REPO_ROOT / 'docs' / 'topics.md').read_text()),
     }
 
 
@@ -142,7 +143,7 @@ def registration_tables(reg: Mapping[str, typing.Any], kinds: list[str]
             reg['ADAPTERS'], reg['PUBLISH_RATES'], ADAPTER_EXCLUSIONS),
         'config/params.yaml publish_rates (adapter rate_key)': rate_kinds(
             reg['ADAPTERS'], reg['params.yaml'], ADAPTER_EXCLUSIONS),
-        'README topic table': readme_kinds(kinds, reg['SENSOR_TOPICS'], reg['README']),
+        'docs/topics.md topic table': topic_table_kinds(kinds, reg['SENSOR_TOPICS'], reg['README']),
     }
 
 
@@ -202,11 +203,11 @@ def test_checker_fails_on_a_new_kind_registered_nowhere(registry):
     assert len([p for p in problems if p.startswith('thermometer: missing from')]) == 6
 
 
-def test_checker_fails_on_a_readme_without_a_row(registry):
+def test_checker_fails_on_a_topic_table_without_a_row(registry):
     kinds = model_kinds()
     rows = [row for row in registry['README'] if 'MagneticField' not in row[1]]
     tables = registration_tables(dict(registry, README=rows), kinds)
-    assert missing_registrations(kinds, tables) == ['compass: missing from README topic table']
+    assert missing_registrations(kinds, tables) == ['compass: missing from docs/topics.md topic table']
 
 
 def test_checker_fails_on_params_yaml_without_a_rate(registry):
