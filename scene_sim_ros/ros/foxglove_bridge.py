@@ -8,7 +8,10 @@ nobody. Latched topics (``/tf_static``, ``robot_description``) are sent again to
 
 Viewers may publish (``clientPublish``) to the topics the node subscribes to (joint commands,
 cmd_vel, controller commands; advertised as channels too, since Lichtblick only writes types it
-was told about) and call the node's services (``services``, CDR requests).
+was told about) and call the node's services (``services``, CDR requests). A viewer's type name
+may be ROS 1 style (``geometry_msgs/Twist``, as Lichtblick's Teleop panel sends it), and a Twist
+on a TwistStamped topic (cmd_vel with default parameters) is stamped with the sim time on
+arrival, as Gazebo's bridge does, so that Teleop drives the robot.
 
 A slow or vanished viewer never slows the simulation: ``channel.log`` only queues, and the SDK
 keeps at most :data:`BACKLOG` messages per viewer, dropping the oldest; what it reports of that
@@ -32,6 +35,15 @@ TIME_PERIOD_NS = 20_000_000  # broadcast the sim time at most every 20 ms of it
 PARAMETER_SERVICES = ('describe_parameters', 'get_parameter_types', 'get_parameters',
                       'get_type_description', 'list_parameters', 'set_parameters',
                       'set_parameters_atomically')
+
+
+TWIST, TWIST_STAMPED = 'geometry_msgs/msg/Twist', 'geometry_msgs/msg/TwistStamped'
+
+
+def ros2_type_name(name: str) -> str:
+    """``pkg/msg/Type`` for a ROS 1 style ``pkg/Type``; other names as they are."""
+    package, slash, rest = name.partition('/')
+    return f'{package}/msg/{rest}' if slash and rest and '/' not in rest else name
 
 
 class FoxgloveBridge:
@@ -139,14 +151,15 @@ class FoxgloveBridge:
     def client_advertised(self, client_id: int, channel: Any) -> None:
         """A viewer will publish on ``channel.topic``; its type by name (Lichtblick sends no
         schema), only to topics the node subscribes to."""
-        topic, type_name = channel.topic, channel.schema_name
+        topic, type_name = channel.topic, ros2_type_name(channel.schema_name)
         if topic not in self.tap.commands:
             self.logger.info(f'Foxglove: a viewer advertised {topic} ({type_name}), which the '
                              'simulation does not subscribe to; its messages are ignored',
                              throttle_duration_sec=10.0)
             return
         expected = self.tap.commands[topic].type
-        if channel.encoding != 'cdr' or type_name not in ('', expected):
+        convert = self._stamped_twist if (type_name, expected) == (TWIST, TWIST_STAMPED) else None
+        if channel.encoding != 'cdr' or (type_name not in ('', expected) and convert is None):
             self.logger.warning(f'Foxglove: a viewer advertised {topic} as {type_name} '
                                 f'({channel.encoding}); the simulation takes {expected} (cdr)')
             return
@@ -158,22 +171,32 @@ class FoxgloveBridge:
                 publisher = self.tap.node.create_publisher(message_class(expected), topic,
                                                            qos.COMMAND)
                 self._publishers[key] = publisher
-            self._client_publishers[(client_id, channel.id)] = publisher
+            self._client_publishers[(client_id, channel.id)] = (publisher, convert)
 
     def client_unadvertised(self, client_id: int, channel_id: int) -> None:
         with self._lock:
             self._client_publishers.pop((client_id, channel_id), None)
 
     def client_message(self, client_id: int, channel_id: int, data: bytes) -> None:
-        publisher = self._client_publishers.get((client_id, channel_id))
-        if publisher is None:
+        entry = self._client_publishers.get((client_id, channel_id))
+        if entry is None:
             return
+        publisher, convert = entry
         try:
-            publisher.publish(data)  # serialized CDR, as rclpy takes it
+            # serialized CDR, as rclpy takes it; a converted message as an object
+            publisher.publish(data if convert is None else convert(data))
         except Exception as err:  # noqa: BLE001 - a malformed message: count, go on
             self.rejected += 1
             self.logger.warning(f'Foxglove: could not publish a viewer message on '
                                 f'{publisher.topic_name}: {err}', throttle_duration_sec=5.0)
+
+    def _stamped_twist(self, data: bytes) -> Any:
+        from geometry_msgs.msg import Twist, TwistStamped
+        from rclpy.serialization import deserialize_message
+        message = TwistStamped()
+        message.header.stamp = self.node.get_clock().now().to_msg()
+        message.twist = deserialize_message(data, Twist)
+        return message
 
     # --- services ------------------------------------------------------------------------------
 

@@ -131,7 +131,11 @@ def _type_names(spec: Any) -> Iterable[str]:
 @cache
 def message_definition(type_name: str) -> tuple[str, str]:
     """``(ros2msg text with dependencies, RIHS01 hash)`` of a message type, from the package's
-    installed .msg files (else rosbags' kilted store); ``('', '')`` if neither knows it."""
+    installed .msg files (else rosbags' kilted store); ``('', '')`` if neither knows it. The
+    messages of an action (``pkg/action/Name_FeedbackMessage`` on ``_action/feedback``) come
+    from its .action file, without a hash."""
+    if '/action/' in type_name:
+        return _action_message_definition(type_name), ''
     store = _typestore()
     try:
         _register(store, type_name, set())
@@ -143,6 +147,54 @@ def message_definition(type_name: str) -> tuple[str, str]:
     except Exception:  # noqa: BLE001
         digest = ''
     return text, digest
+
+
+ACTION_PARTS = ('_Goal', '_Result', '_Feedback')
+
+
+def _action_message_definition(type_name: str) -> str:
+    """ros2msg text of ``pkg/action/Name_<part>`` (Goal, Result, Feedback, FeedbackMessage),
+    from the installed .action file; ``''`` where unknown. Nested action types are named
+    ``pkg/msg/Name_<part>`` in the text (rosbags names messages so; the bytes are the same)."""
+    package, _, rest = type_name.partition('/action/')
+    name, _, part = rest.rpartition('_')
+    text = _interface_file(f'{package}/action/{name}', 'action')
+    if text is None or f'_{part}' not in (*ACTION_PARTS, '_FeedbackMessage'):
+        return ''
+    sections: list[str] = []
+    current: list[str] = []
+    for line in text.splitlines():
+        if line.strip() == '---':
+            sections.append('\n'.join(current))
+            current = []
+        else:
+            current.append(line)
+    sections.append('\n'.join(current))
+    if len(sections) != 3:
+        return ''
+    store = _typestore()
+    try:
+        for suffix, section in zip(ACTION_PARTS, sections, strict=True):
+            full = f'{package}/msg/{name}{suffix}'
+            if full not in store.fielddefs:
+                _register_text(store, full, section)
+        full = f'{package}/msg/{name}_{part}'
+        if part == 'FeedbackMessage' and full not in store.fielddefs:
+            _register_text(store, full, 'unique_identifier_msgs/UUID goal_id\n'
+                                        f'{package}/msg/{name}_Feedback feedback')
+        return store.generate_msgdef(full, ros_version=2)[0]
+    except Exception:  # noqa: BLE001 - unparsable: no schema
+        return ''
+
+
+def _register_text(store: Any, type_name: str, text: str) -> None:
+    from rosbags.typesys import get_types_from_msg
+    types = get_types_from_msg(text, type_name)
+    for _, fields in types.values():
+        for _, spec in fields:
+            for used in _type_names(spec):
+                _register(store, used, set())
+    store.register(types)
 
 
 @cache

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import socket
 import struct
 import time
@@ -264,9 +265,45 @@ def test_without_ament_prefix_path_every_service_and_schema_is_served(managed_pr
     assert len(viewer.services) >= 12, sorted(viewer.services)
     state = viewer.services['/get_simulation_state']
     assert state['type'] == 'simulation_interfaces/srv/GetSimulationState'
-    empty = sorted(topic for topic, channel in viewer.channels.items()
-                   if not channel.get('schema') and not topic.endswith(('/_action/feedback',
-                                                                        '/_action/status')))
+    empty = sorted(topic for topic, channel in viewer.channels.items() if not channel.get('schema'))
     assert empty == [], empty
+    assert '/rover/joint_trajectory_controller/follow_joint_trajectory/_action/feedback' in \
+        viewer.channels
     controller = viewer.channels['/rover/joint_trajectory_controller/controller_state']
     assert 'trajectory_msgs/JointTrajectoryPoint' in controller['schema']
+
+
+def test_teleop_with_a_ros1_style_twist_drives_the_rover(managed_process):
+    """Lichtblick's Teleop panel advertises ``geometry_msgs/Twist`` (ROS 1 style) on cmd_vel,
+    which is a TwistStamped with default parameters: the server accepts the name, stamps each
+    Twist on arrival, and the rover drives >= 0.5 m in 8 s (issue 41)."""
+    from geometry_msgs.msg import Twist
+    from rclpy.serialization import serialize_message
+
+    port = _free_port()
+    managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-teleop',
+                    ready=r'services: get_simulator_features', ready_timeout=120)
+
+    async def drive() -> tuple[list[bytes], Viewer]:
+        async with websockets.connect(f'ws://127.0.0.1:{port}', subprotocols=[
+                'foxglove.websocket.v1', SUBPROTOCOL], max_size=None) as ws:
+            viewer = Viewer(ws)
+            await viewer.pump(20.0, until=lambda: '/rover/odom' in viewer.channels
+                              and '/rover/cmd_vel' in viewer.channels)
+            await viewer.subscribe('/rover/odom')
+            await ws.send(json.dumps({'op': 'advertise', 'channels': [{
+                'id': 3, 'topic': '/rover/cmd_vel', 'encoding': 'cdr',
+                'schemaName': 'geometry_msgs/Twist'}]}))
+            forward = Twist()
+            forward.linear.x = 0.5
+            twist = serialize_message(forward)
+            deadline = time.monotonic() + 8.0
+            while time.monotonic() < deadline:
+                await ws.send(b'\x01' + struct.pack('<I', 3) + twist)
+                await viewer.pump(0.1)
+            return [data for _, data in viewer.messages.get('/rover/odom', [])], viewer
+    odometry, viewer = asyncio.run(drive())
+    assert viewer.channels['/rover/cmd_vel']['schemaName'] == 'geometry_msgs/msg/TwistStamped'
+    decode = _decoder(viewer.channels['/rover/odom'])
+    first, last = decode(odometry[0]).pose.pose.position, decode(odometry[-1]).pose.pose.position
+    assert math.hypot(last.x - first.x, last.y - first.y) >= 0.5

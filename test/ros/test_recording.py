@@ -59,6 +59,38 @@ def test_message_definitions_come_with_their_dependencies():
     assert message_definition('no_such_pkg/msg/Nothing') == ('', '')
 
 
+def test_an_action_feedback_schema_decodes_what_rclpy_serialises():
+    """``_action/feedback`` carries ``pkg/action/Name_FeedbackMessage``: its schema comes from
+    the installed .action file and decodes the bytes field for field (issue 41: it was empty)."""
+    from control_msgs.action import FollowJointTrajectory
+    from rclpy.serialization import serialize_message
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+
+    from scene_sim_ros.ros.tap import message_definition
+    type_name = 'control_msgs/action/FollowJointTrajectory_FeedbackMessage'
+    text, digest = message_definition(type_name)
+    assert text and digest == ''
+    message = FollowJointTrajectory.Impl.FeedbackMessage()
+    message.goal_id.uuid = list(range(16))
+    message.feedback.joint_names = ['a', 'b']
+    message.feedback.desired.positions = [0.5, -0.25]
+    message.feedback.error.positions = [0.125, 0.0]
+    store = get_typestore(Stores.EMPTY)
+    decoded_name = 'control_msgs/msg/FollowJointTrajectory_FeedbackMessage'
+    store.register(get_types_from_msg(text, decoded_name))
+    # decoded without rosbags' end-of-buffer check: rclpy's serialize_message reports this
+    # type's buffer 44 bytes longer than its CDR (uninitialised tail; DDS sends the exact size)
+    data = serialize_message(message)
+    definition = store.get_msgdef(decoded_name)
+    decoded, end = definition.deserialize_cdr_le(data[4:], 0, definition.cls, store)
+    assert end + 4 <= len(data)
+    assert list(decoded.goal_id.uuid) == list(range(16))
+    assert decoded.feedback.joint_names == ['a', 'b']
+    assert list(decoded.feedback.desired.positions) == [0.5, -0.25]
+    assert list(decoded.feedback.error.positions) == [0.125, 0.0]
+    assert message_definition('control_msgs/action/NoSuchAction_FeedbackMessage') == ('', '')
+
+
 def test_recorder_writes_a_rosbag2_mcap_that_rosbags_reads(tmp_path):
     from rclpy.serialization import serialize_message
     from rosgraph_msgs.msg import Clock
