@@ -27,6 +27,7 @@ from typing import Any
 from foxglove.websocket import ServerListener
 
 from .foxglove_log import SdkLog
+from .foxglove_parameters import NodeParameters
 from .tap import Tap, TopicInfo, message_class, service_class, service_definitions
 
 BACKLOG = 128
@@ -68,9 +69,11 @@ class FoxgloveBridge:
         self.sdk_log.install()
         self.server = foxglove.start_server(
             name=f'scene_sim_ros {node.get_fully_qualified_name()}', host=address, port=port,
-            capabilities=[Capability.ClientPublish, Capability.Services, Capability.Time],
+            capabilities=[Capability.ClientPublish, Capability.Services, Capability.Time,
+                          Capability.Parameters],
             server_listener=_Listener(self), supported_encodings=['cdr'],
             services=self._services(), context=self.context, message_backlog_size=BACKLOG)
+        self.parameters = NodeParameters(node, self._warn_viewers)
         self.logger.info(f'Foxglove live view on ws://{address}:{self.server.port} (Foxglove, '
                          'or Lichtblick >= 1.22: open connection, Foxglove WebSocket)')
 
@@ -243,6 +246,13 @@ class FoxgloveBridge:
             return serialize_message(future.result())
         return handle
 
+    def _warn_viewers(self, text: str) -> None:
+        from foxglove.websocket import StatusLevel
+        try:
+            self.server.publish_status(text, StatusLevel.Warning)
+        except Exception:  # noqa: BLE001 - the server is stopping
+            pass
+
     # --- end -----------------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -276,3 +286,11 @@ class _Listener(ServerListener):
 
     def on_message_data(self, client: Any, client_channel_id: int, data: bytes) -> None:
         self.bridge.client_message(client.id, client_channel_id, data)
+
+    def on_get_parameters(self, client: Any, param_names: list[str],
+                          request_id: str | None = None) -> list[Any]:
+        return self.bridge.parameters.get(param_names)
+
+    def on_set_parameters(self, client: Any, parameters: list[Any],
+                          request_id: str | None = None) -> list[Any]:
+        return self.bridge.parameters.set(parameters)

@@ -307,3 +307,54 @@ def test_teleop_with_a_ros1_style_twist_drives_the_rover(managed_process):
     decode = _decoder(viewer.channels['/rover/odom'])
     first, last = decode(odometry[0]).pose.pose.position, decode(odometry[-1]).pose.pose.position
     assert math.hypot(last.x - first.x, last.y - first.y) >= 0.5
+
+
+def test_parameters_capability_reads_sets_and_refuses_with_a_reason(managed_process, ros_node):
+    """What Lichtblick's Parameters panel does: getParameters (all), setParameters of a
+    dynamic one (the node takes it: the ROS side reads it back), and of a read-only one
+    (refused, value unchanged, a status message says why)."""
+    from rcl_interfaces.srv import GetParameters
+
+    from support.ros import call_service
+    port = _free_port()
+    managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-parameters',
+                    ready=r'services: get_simulator_features', ready_timeout=120)
+
+    async def session() -> dict[str, dict]:
+        answers: dict[str, dict] = {}
+        async with websockets.connect(f'ws://127.0.0.1:{port}', subprotocols=[
+                'foxglove.websocket.v1', SUBPROTOCOL], max_size=None) as ws:
+            viewer = Viewer(ws)
+            await viewer.pump(10.0, until=lambda: bool(viewer.server_info))
+            answers['info'] = viewer.server_info
+            for request in (
+                    {'op': 'getParameters', 'parameterNames': [], 'id': 'all'},
+                    {'op': 'setParameters', 'id': 'rtf', 'parameters': [
+                        {'name': '/scene_sim.real_time_factor', 'value': 0.5}]},
+                    {'op': 'setParameters', 'id': 'seed', 'parameters': [
+                        {'name': '/scene_sim.seed', 'value': 7}]}):
+                await ws.send(json.dumps(request))
+                deadline = time.monotonic() + 10.0
+                while time.monotonic() < deadline and request['id'] not in answers:
+                    frame = await asyncio.wait_for(ws.recv(), timeout=10.0)
+                    if isinstance(frame, str):
+                        msg = json.loads(frame)
+                        if msg['op'] == 'parameterValues' and msg.get('id') == request['id']:
+                            answers[request['id']] = {p['name']: p.get('value')
+                                                      for p in msg['parameters']}
+                        elif msg['op'] == 'status':
+                            answers.setdefault('status', {})[msg['message']] = msg['level']
+        return answers
+    answers = asyncio.run(session())
+    assert 'parameters' in answers['info']['capabilities']
+    every = answers['all']
+    assert every['/scene_sim.real_time_factor'] == 1.0 and every['/scene_sim.paused'] is False
+    assert len(every) >= 20
+    assert answers['rtf'] == {'/scene_sim.real_time_factor': 0.5}
+    response = call_service(ros_node, GetParameters, '/scene_sim/get_parameters',
+                            GetParameters.Request(names=['real_time_factor', 'seed']))
+    assert [v.double_value for v in response.values][:1] == [0.5]
+    assert response.values[1].integer_value == 0
+    assert answers['seed'] == {'/scene_sim.seed': 0}
+    (text,) = answers['status']
+    assert text.startswith('parameter /scene_sim.seed not set:') and 'read-only' in text
