@@ -17,6 +17,7 @@ from typing import Any
 
 from ..scene import Entity
 from .bridge import EntityBridge
+from .described_files import DescribedFiles
 from .host import NodeHost
 from .step_loop import StepLoop
 from .tf import EntityFrames, StaticTransforms, entity_frames, set_transform
@@ -32,6 +33,7 @@ class EntityWiring:
         self._link_tf = link_tf
         self.bridges: dict[str, EntityBridge] = {}
         self.trajectory_actions = TrajectoryActions(node)
+        self.described_files = DescribedFiles()   # what the live view may serve (fetchAsset)
         self._retired: list[Callable[[], None]] = []  # destroy() of what removed entities had
         self._retired_lock = threading.Lock()
         self._reaper = node.create_guard_condition(self._destroy_retired)
@@ -103,7 +105,9 @@ class EntityWiring:
             return
         for bridge in robots:
             try:
-                bridge.publish_description(entity_to_urdf(bridge.entity))
+                urdf = entity_to_urdf(bridge.entity)
+                self.described_files.add_urdf(urdf)
+                bridge.publish_description(urdf)
             except Exception as err:  # noqa: BLE001 - a URDF problem must not stop the node
                 log.error(f'{bridge.name}: no robot_description: {err}')
 

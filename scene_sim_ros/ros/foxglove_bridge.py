@@ -64,6 +64,7 @@ class FoxgloveBridge:
         self._service_clients: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._last_time = -TIME_PERIOD_NS
+        self._refused_assets: set[str] = set()
         self.rejected = 0
         self.sdk_log = SdkLog(self.logger, BACKLOG)
         self.sdk_log.install()
@@ -72,7 +73,8 @@ class FoxgloveBridge:
             capabilities=[Capability.ClientPublish, Capability.Services, Capability.Time,
                           Capability.Parameters],
             server_listener=_Listener(self), supported_encodings=['cdr'],
-            services=self._services(), context=self.context, message_backlog_size=BACKLOG)
+            services=self._services(), context=self.context, message_backlog_size=BACKLOG,
+            asset_handler=self._fetch_asset)
         self.parameters = NodeParameters(node, self._warn_viewers)
         self.logger.info(f'Foxglove live view on ws://{address}:{self.server.port} (Foxglove, '
                          'or Lichtblick >= 1.22: open connection, Foxglove WebSocket)')
@@ -245,6 +247,16 @@ class FoxgloveBridge:
                 raise TimeoutError(f'{service} did not answer within {SERVICE_TIMEOUT_S:g} s')
             return serialize_message(future.result())
         return handle
+
+    def _fetch_asset(self, uri: str) -> bytes | None:
+        """``fetchAsset``: a mesh or texture a published robot description names, else None
+        (the viewer is told it was not found; the node's log names each refused URI once)."""
+        data = self.node.entities.described_files.read(uri)
+        if data is None and uri not in self._refused_assets and len(self._refused_assets) < 100:
+            self._refused_assets.add(uri)
+            self.logger.warning(f'Foxglove: a viewer asked for {uri}, which no published robot '
+                                'description names: refused')
+        return data
 
     def _warn_viewers(self, text: str) -> None:
         from foxglove.websocket import StatusLevel

@@ -8,9 +8,12 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import re
 import socket
 import struct
 import time
+from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 import pytest
 
@@ -358,3 +361,51 @@ def test_parameters_capability_reads_sets_and_refuses_with_a_reason(managed_proc
     assert answers['seed'] == {'/scene_sim.seed': 0}
     (text,) = answers['status']
     assert text.startswith('parameter /scene_sim.seed not set:') and 'read-only' in text
+
+
+def test_fetch_asset_serves_the_described_meshes_and_nothing_else(managed_process):
+    """The B-Human game: every mesh URI of robot1's published URDF comes through fetchAsset
+    with the file's bytes; URIs outside the described files are refused, however written."""
+    from support.corpus import CORPUS, skip_if_missing
+    game = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
+    skip_if_missing(game)
+    port = _free_port()
+    managed_process([CLI, 'run', str(game), '--foxglove', str(port), '--real-time-factor', '0'],
+                    name='foxglove-assets', ready=r'services: get_simulator_features',
+                    ready_timeout=180)
+    outside = ['file:///etc/passwd', 'package://scene_sim_ros/../../etc/passwd',
+               'package://scene_sim_ros/%2E%2E/%2E%2E/etc/passwd', 'file:///etc/../etc/hostname']
+
+    async def session() -> tuple[dict, str, dict[str, tuple[int, bytes]]]:
+        answers: dict[str, tuple[int, bytes]] = {}
+        async with websockets.connect(f'ws://127.0.0.1:{port}', subprotocols=[
+                'foxglove.websocket.v1', SUBPROTOCOL], max_size=None) as ws:
+            viewer = Viewer(ws)
+            await viewer.pump(30.0, until=lambda: '/robot1/robot_description' in viewer.channels)
+            await viewer.subscribe('/robot1/robot_description')
+            await viewer.pump(30.0, until=lambda: '/robot1/robot_description' in viewer.messages)
+            channel = viewer.channels['/robot1/robot_description']
+            urdf = _decoder(channel)(viewer.messages['/robot1/robot_description'][0][1]).data
+            uris = sorted(set(re.findall(r'filename="([^"]+)"', urdf))) + outside
+            for request_id, uri in enumerate(uris):   # one at a time: the SDK caps concurrency
+                await ws.send(json.dumps({'op': 'fetchAsset', 'uri': uri,
+                                          'requestId': request_id}))
+                deadline = time.monotonic() + 30.0
+                while uri not in answers and time.monotonic() < deadline:
+                    frame = await asyncio.wait_for(ws.recv(), timeout=30.0)
+                    if isinstance(frame, bytes) and frame[0] == 0x04:
+                        answered, status, length = struct.unpack_from('<IBI', frame, 1)
+                        answers[uris[answered]] = (status, bytes(frame[10 + length:]))
+                        errors[uris[answered]] = bytes(frame[10:10 + length]).decode()
+        return viewer.server_info, urdf, answers
+    errors: dict[str, str] = {}
+    info, urdf, answers = asyncio.run(session())
+    assert 'assets' in info['capabilities']
+    meshes = [uri for uri in answers if uri not in outside]
+    assert len(meshes) >= 10, urdf[:2000]
+    for uri in meshes:
+        status, data = answers[uri]
+        assert status == 0 and data == Path(unquote(urlparse(uri).path)).read_bytes(), \
+            (uri, errors.get(uri))
+    for uri in outside:
+        assert answers[uri] == (1, b''), uri
