@@ -54,14 +54,24 @@ class Sink(Protocol):
 
 def topic_selector(patterns: Sequence[str]) -> Callable[[str], bool]:
     """``fnmatch`` globs over topic names (``/rover/*``, ``*image*``); empty: every topic.
-    ``/rosout`` and ``/parameter_events`` only when named exactly."""
+    ``/rosout`` and ``/parameter_events`` only when named exactly; hidden topics (a name part
+    starting with ``_``: an action's ``_action/feedback`` and ``_action/status``) only when a
+    pattern with a hidden part matches them, as ``ros2 bag record`` leaves them out unless
+    asked (``--include-hidden-topics``)."""
     patterns = [p if p.startswith(('/', '*')) else '/' + p for p in patterns if p] or ['*']
+    hidden_patterns = [p for p in patterns if _is_hidden(p)]
 
     def wanted(topic: str) -> bool:
         if topic in HIDDEN_TOPICS:
             return topic in patterns
+        if _is_hidden(topic):
+            return any(fnmatch.fnmatchcase(topic, p) for p in hidden_patterns)
         return any(fnmatch.fnmatchcase(topic, p) for p in patterns)
     return wanted
+
+
+def _is_hidden(name: str) -> bool:
+    return any(part.startswith('_') for part in name.split('/'))
 
 
 # --- message definitions ------------------------------------------------------------------------
@@ -233,6 +243,13 @@ def service_class(type_name: str) -> Any:
 
 
 def message_class(type_name: str) -> Any:
+    """The rclpy class of ``pkg/msg/Name``, or of an action's message ``pkg/action/Name_<part>``
+    (``_FeedbackMessage`` on ``_action/feedback``: rclpy keeps those under ``Name.Impl``)."""
+    if '/action/' in type_name:
+        package, _, rest = type_name.partition('/action/')
+        name, _, part = rest.rpartition('_')
+        action = getattr(importlib.import_module(f'{package}.action'), name)
+        return getattr(action, part) if hasattr(action, part) else getattr(action.Impl, part)
     package, _, name = type_name.partition('/msg/')
     return getattr(importlib.import_module(f'{package}.msg'), name)
 

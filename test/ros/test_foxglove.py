@@ -266,6 +266,8 @@ def test_without_ament_prefix_path_every_service_and_schema_is_served(managed_pr
             return viewer
     viewer = asyncio.run(session())
     assert len(viewer.services) >= 12, sorted(viewer.services)
+    assert {'services', 'parameters', 'assets', 'clientPublish', 'time'} <= set(
+        viewer.server_info['capabilities'])
     state = viewer.services['/get_simulation_state']
     assert state['type'] == 'simulation_interfaces/srv/GetSimulationState'
     empty = sorted(topic for topic, channel in viewer.channels.items() if not channel.get('schema'))

@@ -48,6 +48,9 @@ def test_topic_globs_leave_out_rosout_unless_named():
     some = topic_selector(['/rover/*', 'clock', '/rosout'])
     assert some('/rover/camera/image_raw') and some('/clock') and some('/rosout')
     assert not some('/tf')
+    feedback = '/arm/joint_trajectory_controller/follow_joint_trajectory/_action/feedback'
+    assert not every(feedback) and not some(feedback) and not topic_selector(['/arm/*'])(feedback)
+    assert topic_selector(['*/_action/*'])(feedback) and topic_selector([feedback])(feedback)
 
 
 def test_message_definitions_come_with_their_dependencies():
