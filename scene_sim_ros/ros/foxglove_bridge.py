@@ -82,7 +82,9 @@ class FoxgloveBridge:
     # --- tap sink ----------------------------------------------------------------------------
 
     def wants(self, topic: str) -> bool:
-        return bool(self._watched.get(topic))
+        """The watched topics, and always the clock: it paces the time broadcast, so that a
+        viewer watching only latched topics (a robot model) still sees time go on."""
+        return bool(self._watched.get(topic)) or topic.rsplit('/', 1)[-1] == 'clock'
 
     def topic_added(self, info: TopicInfo) -> None:
         import foxglove

@@ -411,3 +411,32 @@ def test_fetch_asset_serves_the_described_meshes_and_nothing_else(managed_proces
             (uri, errors.get(uri))
     for uri in outside:
         assert answers[uri] == (1, b''), uri
+
+
+def test_a_viewer_watching_only_latched_topics_still_gets_the_time(managed_process):
+    """The time broadcast follows /clock, not the watched topics: a viewer of /tf_static alone
+    (a robot model) sees sim time advance (it got one broadcast in 4 s before, issue 41)."""
+    port = _free_port()
+    managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-time',
+                    ready=r'services: get_simulator_features', ready_timeout=120)
+
+    async def session() -> list[int]:
+        times: list[int] = []
+        async with websockets.connect(f'ws://127.0.0.1:{port}', subprotocols=[
+                'foxglove.websocket.v1', SUBPROTOCOL], max_size=None) as ws:
+            viewer = Viewer(ws)
+            await viewer.pump(10.0, until=lambda: '/tf_static' in viewer.channels)
+            await viewer.subscribe('/tf_static')
+            deadline = time.monotonic() + 30.0
+            while len(times) < 20 and time.monotonic() < deadline:
+                try:
+                    frame = await asyncio.wait_for(ws.recv(), timeout=1.0)
+                except TimeoutError:
+                    continue
+                if isinstance(frame, bytes) and frame[0] == 0x02:
+                    times.append(struct.unpack_from('<Q', frame, 1)[0])
+        return times
+    times = asyncio.run(session())
+    assert len(times) == 20 and times == sorted(times) and times[-1] > times[0]
+    # at most one broadcast per 20 ms of sim time (TIME_PERIOD_NS)
+    assert min(b - a for a, b in zip(times, times[1:])) >= 20_000_000
