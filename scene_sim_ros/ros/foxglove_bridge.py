@@ -26,6 +26,7 @@ from typing import Any
 
 from foxglove.websocket import ServerListener
 
+from .foxglove_graph import Graph, connection_graph, ros_graph
 from .foxglove_log import SdkLog
 from .foxglove_parameters import NodeParameters
 from .tap import Tap, TopicInfo, message_class, service_class, service_definitions
@@ -65,13 +66,15 @@ class FoxgloveBridge:
         self._lock = threading.Lock()
         self._last_time = -TIME_PERIOD_NS
         self._refused_assets: set[str] = set()
+        self._graph_wanted = False
+        self._graph: Graph | None = None
         self.rejected = 0
         self.sdk_log = SdkLog(self.logger, BACKLOG)
         self.sdk_log.install()
         self.server = foxglove.start_server(
             name=f'scene_sim_ros {node.get_fully_qualified_name()}', host=address, port=port,
             capabilities=[Capability.ClientPublish, Capability.Services, Capability.Time,
-                          Capability.Parameters],
+                          Capability.Parameters, Capability.ConnectionGraph],
             server_listener=_Listener(self), supported_encodings=['cdr'],
             services=self._services(), context=self.context, message_backlog_size=BACKLOG,
             asset_handler=self._fetch_asset)
@@ -250,6 +253,23 @@ class FoxgloveBridge:
             return serialize_message(future.result())
         return handle
 
+    def want_graph(self, wanted: bool) -> None:
+        """A first viewer asks for the connection graph, or the last one stops."""
+        self._graph_wanted = wanted
+        self._graph = None
+        if wanted:
+            self.tap.wake()
+
+    def refreshed(self, node: Any) -> None:
+        """The tap looked at the ROS graph (its thread): send the connection graph if wanted
+        and changed."""
+        if not self._graph_wanted:
+            return
+        graph = ros_graph(node)
+        if graph != self._graph:
+            self._graph = graph
+            self.server.publish_connection_graph(connection_graph(graph))
+
     def _fetch_asset(self, uri: str) -> bytes | None:
         """``fetchAsset``: a mesh or texture a published robot description names, else None
         (the viewer is told it was not found; the node's log names each refused URI once)."""
@@ -308,3 +328,9 @@ class _Listener(ServerListener):
     def on_set_parameters(self, client: Any, parameters: list[Any],
                           request_id: str | None = None) -> list[Any]:
         return self.bridge.parameters.set(parameters)
+
+    def on_connection_graph_subscribe(self) -> None:
+        self.bridge.want_graph(True)
+
+    def on_connection_graph_unsubscribe(self) -> None:
+        self.bridge.want_graph(False)

@@ -397,6 +397,8 @@ class Tap:
                                                      True, False)
                     for sink in self.sinks:
                         _call(sink, 'command_added', self.commands[topic])
+            for sink in self.sinks:
+                _call(sink, 'refreshed', self.node)
 
     def _follow_wishes(self, info: TopicInfo) -> None:
         topic = info.topic

@@ -440,3 +440,45 @@ def test_a_viewer_watching_only_latched_topics_still_gets_the_time(managed_proce
     assert len(times) == 20 and times == sorted(times) and times[-1] > times[0]
     # at most one broadcast per 20 ms of sim time (TIME_PERIOD_NS)
     assert min(b - a for a, b in zip(times, times[1:])) >= 20_000_000
+
+
+def test_connection_graph_shows_who_publishes_subscribes_and_serves(managed_process, ros_node):
+    """Foxglove's Topic Graph: subscribeConnectionGraph answers with the ROS graph, this test's
+    own node (another process) included."""
+    from std_msgs.msg import String
+    port = _free_port()
+    managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-graph',
+                    ready=r'services: get_simulator_features', ready_timeout=120)
+    ros_node.create_publisher(String, '/graph_probe', 10)
+    own = ros_node.get_fully_qualified_name()
+
+    async def session() -> dict:
+        graph: dict = {'published': {}, 'subscribed': {}, 'services': {}}
+        async with websockets.connect(f'ws://127.0.0.1:{port}', subprotocols=[
+                'foxglove.websocket.v1', SUBPROTOCOL], max_size=None) as ws:
+            viewer = Viewer(ws)
+            await viewer.pump(10.0, until=lambda: bool(viewer.server_info))
+            graph['capabilities'] = viewer.server_info['capabilities']
+            await ws.send(json.dumps({'op': 'subscribeConnectionGraph'}))
+            deadline = time.monotonic() + 20.0
+            while time.monotonic() < deadline and own not in graph['published'].get(
+                    '/graph_probe', []):
+                try:
+                    frame = await asyncio.wait_for(ws.recv(), timeout=1.0)
+                except TimeoutError:
+                    continue
+                if isinstance(frame, str) and json.loads(frame)['op'] == 'connectionGraphUpdate':
+                    update = json.loads(frame)
+                    for entry in update.get('publishedTopics', []):
+                        graph['published'][entry['name']] = entry['publisherIds']
+                    for entry in update.get('subscribedTopics', []):
+                        graph['subscribed'][entry['name']] = entry['subscriberIds']
+                    for entry in update.get('advertisedServices', []):
+                        graph['services'][entry['name']] = entry['providerIds']
+        return graph
+    graph = asyncio.run(session())
+    assert 'connectionGraph' in graph['capabilities']
+    assert '/scene_sim' in graph['published']['/clock']
+    assert '/scene_sim' in graph['subscribed']['/rover/cmd_vel']
+    assert graph['services']['/get_simulation_state'] == ['/scene_sim']
+    assert own in graph['published']['/graph_probe']
