@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.resources import default_scene_path
 from scene_sim_ros.ros.interface_list import interface_rows
@@ -76,3 +78,17 @@ def test_layout_uses_the_keys_and_values_lichtblick_reads():
     assert set(layers) == {'foxglove.Urdf', 'foxglove.Grid'}
     publish = panels['Publish!pan']
     assert isinstance(publish['advancedView'], bool) and json.loads(publish['value'])
+
+
+def test_depth_panel_spans_the_depth_cameras_range():
+    """Lichtblick maps a 32FC1 image's minValue..maxValue (IRenderer.ts ImageModeConfig) onto
+    its colour map; unset, 0..1 m, and the default scene's depth image (median ~1.9 m) was
+    ~98 % white. Now the sensor's own range, in a colour map."""
+    layout = json.loads(LAYOUT.read_text())
+    image_mode = layout['configById']['Image!depth']['imageMode']
+    topic = image_mode['imageTopic']
+    entity, sensor_name = topic.strip('/').split('/')[:2]
+    sensor = load_scene(default_scene_path()).entity(entity).sensor(sensor_name)
+    assert (image_mode['minValue'], image_mode['maxValue']) == pytest.approx(
+        (sensor.min_range, sensor.max_range))
+    assert image_mode['colorMode'] == 'colormap' and image_mode['colorMap'] == 'turbo'
