@@ -179,6 +179,16 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_scene_args(topics)
     topics.add_argument('--namespace', default='', help='as for run')
+    layout = commands.add_parser(
+        'layout', help='write a Foxglove / Lichtblick layout for a scene',
+        description='Print (or write) a Foxglove / Lichtblick layout for the scene: a 3D panel '
+                    'with every robot model on its frames, and image panels for its first camera '
+                    'and depth camera. Import it in the viewer (Layouts -> Import).',
+        epilog='example:\n  scene-sim-ros layout webots_scout -o scout-layout.json',
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_scene_args(layout)
+    layout.add_argument('--output', '-o', type=Path, default=None,
+                        help='write the layout here (default: print it)')
     add_client_commands(commands)  # list, echo, hz, send, snapshot, pause, ... (client_commands.py)
     add_batch_command(commands)  # batch (batch/cli.py)
 
@@ -270,6 +280,19 @@ def cmd_topics(args: argparse.Namespace) -> int:
     from .ros.interface_list import interface_listing
     scene = _load(args)
     print(interface_listing(scene, namespace=args.namespace))
+    return 0
+
+
+def cmd_layout(args: argparse.Namespace) -> int:
+    import json
+
+    from .ros.viewer_layout import layout_for
+    text = json.dumps(layout_for(_load(args)), indent=2) + '\n'
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        args.output.write_text(text)
+        print(f'wrote {args.output}')
     return 0
 
 
@@ -380,6 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in CLIENT_COMMANDS:
             return run_client_command(args)
         return {'inspect': cmd_inspect, 'urdf': cmd_urdf, 'topics': cmd_topics,
+                'layout': cmd_layout,
                 'examples': cmd_examples, 'batch': cmd_batch}[args.command](args)
     except SceneLoadError as err:
         print(str(err), file=sys.stderr)

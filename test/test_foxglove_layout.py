@@ -92,3 +92,35 @@ def test_depth_panel_spans_the_depth_cameras_range():
     assert (image_mode['minValue'], image_mode['maxValue']) == pytest.approx(
         (sensor.min_range, sensor.max_range))
     assert image_mode['colorMode'] == 'colormap' and image_mode['colorMap'] == 'turbo'
+
+
+def test_a_generated_layout_shows_every_robot_of_the_game_on_published_topics():
+    """`scene-sim-ros layout SCENE`: one URDF layer per robot, each on a topic `run` publishes
+    and on the robot's prefixed frames; the first camera in the image panel. (The frames on
+    /tf: test/ros/test_viewer_configs_against_tf.py.)"""
+    from scene_sim_ros.ros.viewer_layout import layout_for
+    from support.corpus import CORPUS, skip_if_missing
+    game_file = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
+    skip_if_missing(game_file)
+    game = load_scene(game_file)
+    layout = layout_for(game)
+    published = {topic for direction, topic, _ in interface_rows(game) if direction == 'pub'}
+    layers = [layer for layer in layout['configById']['3D!scene']['layers'].values()
+              if layer['layerId'] == 'foxglove.Urdf']
+    robots = [e.name for e in game.entities if e.kind == 'robot']
+    assert len(layers) == len(robots) == 14
+    for layer in layers:
+        name = layer['topic'].split('/')[1]
+        assert layer['topic'] in published and layer['framePrefix'] == f'{name}/'
+    image = layout['configById']['Image!camera']['imageMode']
+    assert image['imageTopic'] in published and image['calibrationTopic'] in published
+    assert set(layout) == set(json.loads(LAYOUT.read_text()))
+
+
+def test_the_generated_layout_of_the_default_scene_matches_the_shipped_one():
+    from scene_sim_ros.ros.viewer_layout import layout_for
+    shipped = json.loads(LAYOUT.read_text())['configById']
+    generated = layout_for(load_scene(default_scene_path()))['configById']
+    assert generated['3D!scene']['layers'] == shipped['3D!scene']['layers']
+    assert generated['Image!camera'] == shipped['Image!camera']
+    assert generated['Image!depth'] == shipped['Image!depth']

@@ -67,3 +67,31 @@ def test_foxglove_layout_urdf_frames_are_on_tf(published):
     assert panel['followTf'] in frames
     grids = [layer for layer in panel['layers'].values() if layer['layerId'] == 'foxglove.Grid']
     assert all(grid['frameId'] in frames for grid in grids)
+
+
+def test_a_generated_layout_of_the_game_shows_every_robot_on_tf(tmp_path, client):
+    """`scene-sim-ros layout Game.ros2`: every URDF layer's frames (``framePrefix`` + each link
+    of that robot's published description) are on /tf while the game runs."""
+    from std_msgs.msg import String
+
+    from scene_sim_ros.formats import load_scene
+    from scene_sim_ros.ros.viewer_layout import layout_for
+    from support.corpus import CORPUS, skip_if_missing
+    game = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
+    skip_if_missing(game)
+    layers = [layer for layer in layout_for(load_scene(game))['configById']['3D!scene'][
+        'layers'].values() if layer['layerId'] == 'foxglove.Urdf']
+    history = TfHistory(client)
+    looked_up: set[str] = set()
+    with scene_sim_run(tmp_path, str(game)):
+        for layer in layers:
+            (description,) = wait_for_messages(client, String, layer['topic'], count=1,
+                                               timeout=60.0, qos=qos(1, True))
+            looked_up |= {layer['framePrefix'] + link.get('name')
+                          for link in ET.fromstring(description.data).iter('link')}
+        assert spin_until(client, lambda: all(history.can_transform('world', frame)
+                                              for frame in looked_up), 60.0)
+    frames = set(history.dynamic) | set(history.static)
+    history.close()
+    assert len(layers) == 14 and len(looked_up) >= 14 * 10
+    assert looked_up - frames == set()
