@@ -121,11 +121,33 @@ def _register(store: Any, type_name: str, seen: set[str]) -> None:
         types = {type_name: stock.fielddefs[type_name]}
     else:
         types = get_types_from_msg(text, type_name)
+    _register_types(store, types, seen)
+
+
+def _register_types(store: Any, types: dict[str, Any], seen: set[str]) -> None:
+    """Add parsed ``types`` to ``store`` after the types their fields use."""
     for _, fields in types.values():
         for _, spec in fields:
-            for part in _type_names(spec):
-                _register(store, part, seen)
+            for used in _type_names(spec):
+                _register(store, used, seen)
     store.register(types)
+
+
+def _register_text(store: Any, type_name: str, text: str) -> None:
+    """Add ``type_name`` defined by the .msg ``text`` (a section of a .srv or .action)."""
+    from rosbags.typesys import get_types_from_msg
+    _register_types(store, get_types_from_msg(text, type_name), set())
+
+
+def _sections(text: str) -> list[str]:
+    """The parts of a .srv or .action file between its ``---`` lines."""
+    sections: list[list[str]] = [[]]
+    for line in text.splitlines():
+        if line.strip() == '---':
+            sections.append([])
+        else:
+            sections[-1].append(line)
+    return ['\n'.join(lines) for lines in sections]
 
 
 def _type_names(spec: Any) -> Iterable[str]:
@@ -171,15 +193,7 @@ def _action_message_definition(type_name: str) -> str:
     text = _interface_file(f'{package}/action/{name}', 'action')
     if text is None or f'_{part}' not in (*ACTION_PARTS, '_FeedbackMessage'):
         return ''
-    sections: list[str] = []
-    current: list[str] = []
-    for line in text.splitlines():
-        if line.strip() == '---':
-            sections.append('\n'.join(current))
-            current = []
-        else:
-            current.append(line)
-    sections.append('\n'.join(current))
+    sections = _sections(text)
     if len(sections) != 3:
         return ''
     store = _typestore()
@@ -197,40 +211,22 @@ def _action_message_definition(type_name: str) -> str:
         return ''
 
 
-def _register_text(store: Any, type_name: str, text: str) -> None:
-    from rosbags.typesys import get_types_from_msg
-    types = get_types_from_msg(text, type_name)
-    for _, fields in types.values():
-        for _, spec in fields:
-            for used in _type_names(spec):
-                _register(store, used, set())
-    store.register(types)
-
-
 @cache
 def service_definitions(type_name: str) -> tuple[str, str]:
     """ros2msg texts of the request and response of service ``pkg/srv/Name`` (``'pkg/srv/
     Name_Request'`` ...), from the installed .srv file; ``('', '')`` where unknown."""
-    from rosbags.typesys import get_types_from_msg
     package, _, name = type_name.partition('/srv/')
     text = _interface_file(type_name, 'srv')
     if text is None:
         return '', ''
-    lines = text.splitlines()
-    cut = next((i for i, line in enumerate(lines) if line.strip() == '---'), len(lines))
-    parts = ('\n'.join(lines[:cut]), '\n'.join(lines[cut + 1:]))
+    parts = (*_sections(text), '')[:2]   # request, response
     store = _typestore()
     texts = []
     for suffix, part in zip(('_Request', '_Response'), parts, strict=True):
         full = f'{package}/msg/{name}{suffix}'  # rosbags names messages pkg/msg/Name only
         try:
             if full not in store.fielddefs:
-                types = get_types_from_msg(part, full)
-                for _, fields in types.values():
-                    for _, spec in fields:
-                        for used in _type_names(spec):
-                            _register(store, used, set())
-                store.register(types)
+                _register_text(store, full, part)
             texts.append(store.generate_msgdef(full, ros_version=2)[0])
         except Exception:  # noqa: BLE001 - unparsable: no schema
             texts.append('')
