@@ -7,25 +7,16 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
+from ..resources import config_path
 from ..scene import Scene
 from .names import ros_name
 
-TEMPLATE = Path(__file__).resolve().parents[2] / 'config' / 'foxglove-layout.json'
-
-
-def template_path() -> Path:
-    """The shipped layout: beside the sources, else in the installed share folder."""
-    if TEMPLATE.is_file():
-        return TEMPLATE
-    from ..resources import share_dir
-    return share_dir() / 'config' / 'foxglove-layout.json'
-
 
 def layout_for(scene: Scene, template: dict[str, Any] | None = None) -> dict[str, Any]:
-    template = template or json.loads(template_path().read_text())
+    """``template`` (default: the shipped config/foxglove-layout.json) made for ``scene``."""
+    template = template or json.loads(config_path('foxglove-layout.json').read_text())
     panels = template['configById']
     scene_panel = copy.deepcopy(panels['3D!scene'])
     grid = [layer for layer in scene_panel['layers'].values() if layer['layerId'] == 'foxglove.Grid']
