@@ -5,7 +5,6 @@ layout (ament index marker, share/, lib/); ``ros2 launch`` runs where launch is 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -13,13 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from support.installs import copy_package_sources, ros2_launch
 from support.processes import ManagedProcess
 from support.ros import wait_for_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = 'scene_sim_ros'
-SOURCES = ('setup.py', 'setup.cfg', 'package.xml', 'pyproject.toml', 'README.md', 'resource',
-           'launch', 'config', PACKAGE)
 
 
 def _layout(prefix: Path) -> list[str]:
@@ -38,14 +36,7 @@ def _layout(prefix: Path) -> list[str]:
 def wheel_prefix(tmp_path_factory) -> Path:
     """The package built as a wheel from a copy of the sources, installed into a new prefix."""
     work = tmp_path_factory.mktemp('wheel')
-    source = work / 'src'
-    for name in SOURCES:
-        if (ROOT / name).is_dir():
-            shutil.copytree(ROOT / name, source / name,
-                            ignore=shutil.ignore_patterns('__pycache__', '*.pyc'))
-        else:
-            source.mkdir(exist_ok=True)
-            shutil.copy2(ROOT / name, source / name)
+    source = copy_package_sources(work / 'src')
     pip = [sys.executable, '-m', 'pip', '--disable-pip-version-check', '-q']
     subprocess.run([*pip, 'wheel', '--no-deps', '--no-build-isolation', '-w', str(work / 'dist'),
                     str(source)], check=True, timeout=300)
@@ -104,14 +95,7 @@ def test_dev_venv_has_the_same_layout():
 @pytest.mark.parametrize('scene', ['', 'car'])
 def test_ros2_launch_starts_the_simulation(ros_node, tmp_path, scene):
     """The default scene, and an example by name as `scene-sim-ros run car` takes it."""
-    ros2 = shutil.which('ros2')
-    try:
-        import launch_ros  # noqa: F401
-    except ImportError:
-        launch_ros = None
-    if ros2 is None or launch_ros is None:
-        pytest.skip('ros2 launch is not installed here (launch, launch_ros and ros2cli come '
-                    'with a ROS 2 distribution, not from PyPI)')
+    ros2 = ros2_launch()
     from rosgraph_msgs.msg import Clock
     argv = [ros2, 'launch', PACKAGE, 'sim.launch.py', 'real_time_factor:=0']
     with ManagedProcess(argv + ([f'scene:={scene}'] if scene else []),
@@ -145,9 +129,7 @@ def test_sim_node_with_an_unknown_example_name_lists_the_examples(tmp_path):
 
 
 def test_launch_with_a_missing_optional_package_starts_nothing(tmp_path):
-    ros2 = shutil.which('ros2')
-    if ros2 is None:
-        pytest.skip('ros2 launch is not installed here (it comes with a ROS 2 distribution)')
+    ros2 = ros2_launch()
     env = dict(os.environ)
     done = subprocess.run([ros2, 'launch', str(ROOT / 'launch' / 'sim.launch.py'), 'rviz:=true'],
                           capture_output=True, text=True, timeout=120, env=env)
@@ -162,18 +144,6 @@ def test_launch_with_a_missing_optional_package_starts_nothing(tmp_path):
     assert 'real-time factor' not in done.stdout + done.stderr  # no simulation was started
 
 
-def _ros2_launch() -> str:
-    ros2 = shutil.which('ros2')
-    try:
-        import launch_ros  # noqa: F401
-    except ImportError:
-        ros2 = None
-    if ros2 is None:
-        pytest.skip('ros2 launch is not installed here (launch, launch_ros and ros2cli come '
-                    'with a ROS 2 distribution, not from PyPI)')
-    return ros2
-
-
 @pytest.mark.parametrize('scene, code, says', [
     ('no_such_scene.ros2', 2, 'no such file, and no example of that name'),
     ('kar', 2, "did you mean 'car'?"),
@@ -183,7 +153,7 @@ def test_ros2_launch_fails_as_the_simulation_does(tmp_path, scene, code, says):
     """A scene that is neither a file nor an example stops the launch before anything starts
     (exit 2, as `scene-sim-ros run`); a simulation that exits with an error fails the launch
     (exit 1, launch's code) and its message is on screen."""
-    ros2 = _ros2_launch()
+    ros2 = ros2_launch()
     if scene == '{malformed}':
         scene = str(tmp_path / 'malformed.ros2')
         Path(scene).write_text('<Simulation>\n  <Scene name="x">\n  <Compound ref="y"/>\n')

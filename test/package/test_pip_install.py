@@ -7,13 +7,13 @@ no PYTHONPATH). Runs for the distribution of the venv running the suite (ROS_DIS
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from support.installs import copy_package_sources
 from support.processes import ManagedProcess
 from support.ros import wait_for_messages
 
@@ -21,9 +21,14 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 DISTRO = os.environ.get('ROS_DISTRO') or 'kilted'
-SOURCES = ('setup.py', 'setup.cfg', 'package.xml', 'pyproject.toml', 'README.md', 'resource',
-           'launch', 'config', 'scene_sim_ros')
 INTERFACES = ('tf2_msgs', 'simulation_interfaces', 'control_msgs')
+# what this suite's own environment sets and a pip user's shell has not
+FOREIGN = ('AMENT_PREFIX_PATH', 'PYTHONPATH', 'VIRTUAL_ENV', 'LD_LIBRARY_PATH',
+           '_ROS_WHEELS_BOOTSTRAP_COMPLETE')
+
+
+def _plain_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in FOREIGN}
 
 
 def _constraints() -> Path:
@@ -42,20 +47,11 @@ def _interface_wheel(package: str) -> str:
 @pytest.fixture(scope='module')
 def installed(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp('pip_install')
-    source = work / 'src'
-    source.mkdir()
-    for name in SOURCES:
-        if (ROOT / name).is_dir():
-            shutil.copytree(ROOT / name, source / name,
-                            ignore=shutil.ignore_patterns('__pycache__', '*.pyc'))
-        else:
-            shutil.copy2(ROOT / name, source / name)
+    source = copy_package_sources(work / 'src')
     venv = work / 'venv'
     subprocess.run([sys.executable, '-m', 'venv', str(venv)], check=True, timeout=120)
     pip = [str(venv / 'bin' / 'python'), '-m', 'pip', '--disable-pip-version-check', '-q']
-    env = {k: v for k, v in os.environ.items()
-           if k not in ('AMENT_PREFIX_PATH', 'PYTHONPATH', 'VIRTUAL_ENV',
-                        '_ROS_WHEELS_BOOTSTRAP_COMPLETE')}
+    env = _plain_env()
     ros = ['-r', str(ROOT / 'requirements' / f'ros-{DISTRO}.txt'), '-c', str(_constraints())]
     wheels = [_interface_wheel(p) for p in INTERFACES]
     subprocess.run([*pip, 'install', *ros], check=True, timeout=900, env=env)
@@ -69,20 +65,18 @@ def installed(tmp_path_factory) -> Path:
 
 def test_pip_install_pulls_every_dependency(installed):
     check = subprocess.run([str(installed / 'bin' / 'python'), '-m', 'pip', 'check'],
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=120, env=_plain_env())
     assert check.returncode == 0, check.stdout
     imports = ('pybullet, lxml, numpy, yaml, quickjs, lupa, httpx, platformdirs, trimesh, collada,'
                ' mcap, rosbags, foxglove, moderngl, fast_simplification, PIL, scene_sim_ros.cli')
     subprocess.run([str(installed / 'bin' / 'python'), '-c', f'import {imports}'], check=True,
-                   timeout=120, cwd=installed)
+                   timeout=120, cwd=installed, env=_plain_env())
 
 
 def test_installed_run_publishes_clock_without_environment_variables(installed, ros_node,
                                                                       tmp_path):
     from rosgraph_msgs.msg import Clock
-    unset: dict[str, str | None] = dict.fromkeys(
-        ('AMENT_PREFIX_PATH', 'PYTHONPATH', 'VIRTUAL_ENV', 'LD_LIBRARY_PATH',
-         '_ROS_WHEELS_BOOTSTRAP_COMPLETE'))
+    unset: dict[str, str | None] = dict.fromkeys(FOREIGN)
     with ManagedProcess([str(installed / 'bin' / 'scene-sim-ros'), 'run'], env=unset,
                         cwd=tmp_path, log_dir=tmp_path, name='pip_installed_run',
                         ready=r'real-time factor', ready_timeout=120.0) as run:

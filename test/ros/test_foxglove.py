@@ -9,7 +9,6 @@ import asyncio
 import json
 import math
 import re
-import socket
 import struct
 import time
 from pathlib import Path
@@ -17,19 +16,13 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from support.processes import console_script
+from support.processes import console_script, free_tcp_port
 
 pytest.importorskip('foxglove')
 websockets = pytest.importorskip('websockets')
 
 CLI = console_script('scene-sim-ros')
 SUBPROTOCOL = 'foxglove.sdk.v1'
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
 
 
 class Viewer:
@@ -139,7 +132,7 @@ async def _session(port: int) -> dict:
 
 
 def test_a_foxglove_client_sees_subscribes_decodes_and_commands(managed_process):
-    port = _free_port()
+    port = free_tcp_port()
     sim = managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-run',
                           ready=r'Foxglove live view on ws://', ready_timeout=120)
     sim.wait_for_output(r'services: get_simulator_features', timeout=60)
@@ -201,7 +194,7 @@ def test_a_stalled_viewer_does_not_slow_the_simulation_and_a_new_one_still_gets_
         clock = wait_for_messages(ros_node, Clock, '/clock', count=1, timeout=30.0)[0].clock
         return clock.sec + clock.nanosec * 1e-9
 
-    port = _free_port()
+    port = free_tcp_port()
     sim = managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-stall',
                           ready=r'services: get_simulator_features', ready_timeout=120)
     # the stalled viewer: subscribes to every channel, then reads nothing (the client stops
@@ -251,7 +244,7 @@ async def _fresh_viewer(port: int) -> int:
 def test_without_ament_prefix_path_every_service_and_schema_is_served(managed_process):
     """A wheel or plain-venv install has no AMENT_PREFIX_PATH: the interface definitions are
     found beside the installed packages all the same (resources.package_share_directory)."""
-    port = _free_port()
+    port = free_tcp_port()
     managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-no-ament',
                     env={'AMENT_PREFIX_PATH': ''}, ready=r'services: get_simulator_features',
                     ready_timeout=120)
@@ -285,7 +278,7 @@ def test_teleop_with_a_ros1_style_twist_drives_the_rover(managed_process):
     from geometry_msgs.msg import Twist
     from rclpy.serialization import serialize_message
 
-    port = _free_port()
+    port = free_tcp_port()
     managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-teleop',
                     ready=r'services: get_simulator_features', ready_timeout=120)
 
@@ -321,7 +314,7 @@ def test_parameters_capability_reads_sets_and_refuses_with_a_reason(managed_proc
     from rcl_interfaces.srv import GetParameters
 
     from support.ros import call_service
-    port = _free_port()
+    port = free_tcp_port()
     managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-parameters',
                     ready=r'services: get_simulator_features', ready_timeout=120)
 
@@ -371,7 +364,7 @@ def test_fetch_asset_serves_the_described_meshes_and_nothing_else(managed_proces
     from support.corpus import CORPUS, skip_if_missing
     game = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
     skip_if_missing(game)
-    port = _free_port()
+    port = free_tcp_port()
     managed_process([CLI, 'run', str(game), '--foxglove', str(port), '--real-time-factor', '0'],
                     name='foxglove-assets', ready=r'services: get_simulator_features',
                     ready_timeout=180)
@@ -416,7 +409,7 @@ def test_fetch_asset_serves_the_described_meshes_and_nothing_else(managed_proces
 def test_a_viewer_watching_only_latched_topics_still_gets_the_time(managed_process):
     """The time broadcast follows /clock, not the watched topics: a viewer of /tf_static alone
     (a robot model) sees sim time advance (it got one broadcast in 4 s before, issue 41)."""
-    port = _free_port()
+    port = free_tcp_port()
     managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-time',
                     ready=r'services: get_simulator_features', ready_timeout=120)
 
@@ -446,7 +439,7 @@ def test_connection_graph_shows_who_publishes_subscribes_and_serves(managed_proc
     """Foxglove's Topic Graph: subscribeConnectionGraph answers with the ROS graph, this test's
     own node (another process) included."""
     from std_msgs.msg import String
-    port = _free_port()
+    port = free_tcp_port()
     managed_process([CLI, 'run', '--foxglove', str(port)], name='foxglove-graph',
                     ready=r'services: get_simulator_features', ready_timeout=120)
     ros_node.create_publisher(String, '/graph_probe', 10)

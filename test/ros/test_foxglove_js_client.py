@@ -11,13 +11,12 @@ import json
 import math
 import os
 import shutil
-import socket
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from support.processes import console_script
+from support.processes import console_script, free_tcp_port
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
@@ -43,9 +42,7 @@ def test_foxglove_js_client_teleops_calls_sets_parameters_and_is_refused_assets(
     from rclpy.serialization import deserialize_message, serialize_message
     from simulation_interfaces.srv import GetSimulationState
 
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        port = sock.getsockname()[1]
+    port = free_tcp_port()
     managed_process([console_script('scene-sim-ros'), 'run', '--foxglove', str(port)],
                     name='foxglove-js', ready=r'services: get_simulator_features',
                     ready_timeout=120)

@@ -4,10 +4,9 @@ it runs: exit code 0, no traceback (support/interrupts.py; run it with 50 rounds
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
+from support.installs import ros2_launch
 from support.interrupts import DELAYS, interrupt_once
 from support.processes import console_script
 
@@ -23,14 +22,7 @@ def test_ctrl_c_ends_run_cleanly(delay):
 
 @pytest.mark.parametrize('delay', DELAYS[::2])
 def test_ctrl_c_ends_ros2_launch_cleanly(delay):
-    ros2 = shutil.which('ros2')
-    try:
-        import launch_ros  # noqa: F401
-    except ImportError:
-        ros2 = None
-    if ros2 is None:
-        pytest.skip('ros2 launch is not installed here (launch, launch_ros and ros2cli come '
-                    'with a ROS 2 distribution, not from PyPI)')
+    ros2 = ros2_launch()
     result = interrupt_once([ros2, 'launch', 'scene_sim_ros', 'sim.launch.py'], delay)
     assert (result.returncode, result.clean) == (0, True), result.output[-3000:]
     assert 'process has finished cleanly' in result.output

@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -34,6 +35,13 @@ _live: weakref.WeakSet[ManagedProcess] = weakref.WeakSet()
 
 class ProcessError(RuntimeError):
     """The process exited early or did not get ready; the message ends with its log's tail."""
+
+
+def free_tcp_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (a server of a test binds it next)."""
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
 
 
 def python_argv(script: str | os.PathLike[str], *args: str) -> list[str]:
