@@ -11,6 +11,7 @@ usage errors print one line and exit with status 2.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import os
 import sys
@@ -381,6 +382,8 @@ def _start_rviz() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # a crash in native code (rclpy, DDS, PyBullet) then shows where it happened on stderr
+    faulthandler.enable()
     argv = list(sys.argv[1:] if argv is None else argv)
     ros_args: list[str] = []
     if '--ros-args' in argv:  # everything from --ros-args on belongs to ROS

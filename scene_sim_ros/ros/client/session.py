@@ -14,6 +14,7 @@ from typing import Any
 
 import rclpy
 from rclpy.client import Client
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
@@ -32,14 +33,19 @@ class Unreachable(Exception):
 
 @contextmanager
 def client_node(name: str) -> Iterator[Node]:
-    """An rclpy node for one command; rclpy is shut down afterwards."""
+    """An rclpy node for one command, with an executor of its own; both are destroyed and
+    rclpy is shut down afterwards (nothing of rclpy's global executor is left for the
+    interpreter's exit to tear down)."""
     from rclpy.signals import SignalHandlerOptions
     # Plain Python Ctrl-C (KeyboardInterrupt), so that echo and hz end cleanly.
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     node = rclpy.create_node(name, start_parameter_services=False, enable_rosout=False)
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
     try:
         yield node
     finally:
+        executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
 
@@ -51,7 +57,10 @@ def spin_until(node: Node, condition: Callable[[], bool], timeout: float | None,
     while not condition():
         if deadline is not None and time.monotonic() >= deadline:
             return condition()
-        rclpy.spin_once(node, timeout_sec=step)
+        if node.executor is None:  # a node of the caller's own
+            rclpy.spin_once(node, timeout_sec=step)
+        else:
+            node.executor.spin_once(timeout_sec=step)
     return True
 
 
