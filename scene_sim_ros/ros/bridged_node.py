@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, Protocol
 
 from ..scene import Entity, Scene
@@ -16,6 +17,7 @@ class BridgedNode(NodeHost, Protocol):
     their bridges, adding and removing them, TF."""
 
     scene: Scene
+    scene_path: Path
     static_tf: StaticTransforms
     robot_description_publishers: tuple[Any, Any]
 
@@ -27,6 +29,8 @@ class BridgedNode(NodeHost, Protocol):
     def retire(self, destroyers: Iterable[Callable[[], None]]) -> None: ...
     def publish_tf(self, t: float, step: int | None) -> None: ...
     def declare_string_array(self, name: str, default: list[str], described: Any) -> None: ...
+    def world_changed(self) -> None: ...
+    def republish_robot_description(self) -> None: ...
 
     # rclpy's Node
     def set_parameters(self, *args: Any, **kwargs: Any) -> Any: ...

@@ -207,6 +207,15 @@ class SimNode(Node):
         """Take down the topics and frames of entity ``name`` (physics thread once running)."""
         self.entities.remove(name)
 
+    def world_changed(self) -> None:
+        """The simulation was rebuilt from another scene (LoadWorld, physics thread): rates
+        follow its step length."""
+        self.loop.step_length_changed(self.sim.step_length)
+
+    def republish_robot_description(self) -> None:
+        """``robot_description`` in the namespace for the robot of the world now loaded."""
+        publish_robot_description(self)
+
     def retire(self, destroyers: Iterable[Callable[[], None]]) -> None:
         """Destroy endpoints on the executor's thread (see :mod:`.entities`)."""
         self.entities.retire(destroyers)

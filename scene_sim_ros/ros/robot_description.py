@@ -76,10 +76,13 @@ def publish_robot_description(node: BridgedNode) -> str | None:
     except Exception as err:  # noqa: BLE001 - a URDF problem must not stop the node
         log.error(f'no robot_description for {chosen}: {err}')
         return None
-    publisher = node.create_publisher(String, 'robot_description', qos.LATCHED)
+    # a world loaded later (LoadWorld) publishes its robot on the same topics
+    publisher, joint_states = getattr(node, 'robot_description_publishers', (None, None))
+    if publisher is None:
+        publisher = node.create_publisher(String, 'robot_description', qos.LATCHED)
+        joint_states = node.create_publisher(JointState, 'joint_states', qos.SENSOR)
+        node.robot_description_publishers = (publisher, joint_states)
     node.publish(publisher, String(data=urdf))
-    joint_states = node.create_publisher(JointState, 'joint_states', qos.SENSOR)
     bridge.joint_state_publisher = _Tee(bridge.joint_state_publisher, joint_states)
-    node.robot_description_publishers = (publisher, joint_states)
     log.info(f'robot_description and joint_states: {chosen} ({why})')
     return chosen

@@ -45,7 +45,11 @@ class StepLoop:
         self._clock_msg = Clock()  # for this node's own time source
         self._clock_bytes = MessageTemplate(Clock(), (), stamp='clock')
         self.dynamic_tf = DynamicTransforms(node, shared_topic('/tf', isolated))
+        self._tf_rate_hz = tf_rate
         self._tf_rate = RateLimiter(tf_rate, sim.step_length)
+
+    def step_length_changed(self, step_length: float) -> None:
+        self._tf_rate = RateLimiter(self._tf_rate_hz, step_length)
 
     def set_bridges(self, bridges: dict[str, EntityBridge]) -> None:
         self.bridges = list(bridges.values())

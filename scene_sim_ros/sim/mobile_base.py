@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..scene import Entity, Joint, Pose
+from ..scene.bounds import link_poses_at_zero
 from ..scene.geometry import Cylinder, Sphere
 from ..scene.motors import VelocityMotor
 from ..scene.transforms import IDENTITY, quat_from_axis_angle, vec3
@@ -83,22 +84,6 @@ def diff_drive_twist(left: float, right: float, separation: float,
                      radius: float) -> tuple[float, float]:
     """The base twist (linear m/s, angular rad/s) of wheel speeds ``left``/``right`` (rad/s)."""
     return radius * (left + right) / 2.0, radius * (right - left) / separation
-
-
-def link_poses_at_zero(entity: Entity) -> dict[str, Pose]:
-    """Every link's pose in the root link frame with all joints at 0 (joint origins only)."""
-    poses = {entity.root.name: IDENTITY}
-    children: dict[str, list[Joint]] = {}
-    for joint in entity.joints:
-        children.setdefault(joint.parent, []).append(joint)
-    stack = [entity.root.name]
-    while stack:
-        parent = stack.pop()
-        for joint in children.get(parent, ()):
-            if joint.child not in poses:
-                poses[joint.child] = poses[parent] * joint.origin
-                stack.append(joint.child)
-    return poses
 
 
 def _wheel_radius(entity: Entity, link_name: str, axis_in_link: Sequence[float]) -> float | None:

@@ -1,4 +1,5 @@
-"""Spawning, deleting and resetting the entities of a :class:`Simulation`."""
+"""Spawning, deleting and resetting the entities of a :class:`Simulation`, and replacing its
+scene (a supervisor's LoadWorld)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pybullet as pb
 
 from ..errors import SimulationError
-from ..scene import Entity, Pose
+from ..scene import Entity, Pose, Scene
 from .built_entity import BuiltEntity, place_parts
 from .entity_lookup import EntityLookup
 from .sensor_hooks import invalidate_renders
@@ -123,3 +124,11 @@ class WorldEdits(EntityLookup):
         self.rng = np.random.default_rng(self.seed)
         invalidate_renders(self)
         self._load(entities)
+
+    def replace_scene(self, scene: Scene) -> None:
+        """Throw the world away and build ``scene`` in its place, on the same PyBullet client:
+        the state afterwards is that of a new ``Simulation(scene)`` with this one's seed and
+        settings (time 0, ``rng`` reseeded); :meth:`reset` ``'all'`` then returns to it."""
+        self.scene = scene
+        self.step_length = float(scene.step_length)
+        self.reset('all')

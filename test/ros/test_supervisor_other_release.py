@@ -32,6 +32,7 @@ OTHER = {'1.x': '2.1.0', '2.x': '1.6.1'}
 """The release to test against, by the generation the venv holds."""
 
 MODULES = ['test/ros/test_supervisor.py', 'test/ros/test_supervisor_logic.py',
+           'test/ros/test_supervisor_worlds.py',
            'test/ros/test_interfaces.py', 'test/ros/test_supervisor_concurrency.py']
 
 

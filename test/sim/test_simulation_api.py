@@ -70,6 +70,34 @@ def test_reset_scopes_remove_spawned_and_restore_deleted_entities():
     assert sim.entity_names() == ['ground', 'arm', 'crate', 'ball', 'pendulum']
 
 
+def test_replace_scene_builds_the_new_scene_as_a_fresh_load_would():
+    pendulum_world = scene_of(ground(), pendulum(), step_length=0.002)
+    fresh = Simulation(pendulum_world)
+    initial = world_state(fresh)
+    fresh.step(50)
+    after_fresh = world_state(fresh)
+    sim = Simulation(busy_scene())
+    drive(sim)
+    sim.add_entity(ball('extra', position=(-1.0, 0.0, 1.0)))
+    sim.replace_scene(pendulum_world)
+    assert sim.entity_names() == ['ground', 'pendulum'] and sim.time == 0.0
+    assert sim.step_length == 0.002
+    assert world_state(sim) == initial
+    sim.step(50)
+    assert world_state(sim) == after_fresh  # bit-identical, as a reset is
+    sim.add_entity(ball('extra', position=(-1.0, 0.0, 1.0)))
+    sim.reset('all')   # back to the new scene, not the old one
+    assert sim.entity_names() == ['ground', 'pendulum']
+
+
+def test_replace_scene_with_an_empty_scene_leaves_no_entity():
+    sim = Simulation(busy_scene())
+    sim.replace_scene(scene_of())
+    assert sim.entity_names() == []
+    sim.step(3)
+    assert sim.time == pytest.approx(3 * sim.step_length)
+
+
 def test_spawned_entity_falls_and_can_be_deleted():
     sim = Simulation(scene_of(ground()))
     sim.add_entity(ball('b1', position=(0, 0, 1.0)))

@@ -4,7 +4,7 @@ them without importing rclpy; :mod:`.services` and :mod:`.actions` create them f
 from __future__ import annotations
 
 # (service name relative to the node's namespace, simulation_interfaces service type)
-STANDARD_SERVICES: tuple[tuple[str, str], ...] = (
+CORE_SERVICES: tuple[tuple[str, str], ...] = (
     ('get_simulator_features', 'GetSimulatorFeatures'),
     ('get_simulation_state', 'GetSimulationState'),
     ('set_simulation_state', 'SetSimulationState'),
@@ -18,6 +18,25 @@ STANDARD_SERVICES: tuple[tuple[str, str], ...] = (
     ('spawn_entity', 'SpawnEntity'),
     ('delete_entity', 'DeleteEntity'),
 )
+
+WORLD_SERVICES: tuple[tuple[str, str], ...] = (
+    ('get_available_worlds', 'GetAvailableWorlds'),
+    ('get_current_world', 'GetCurrentWorld'),
+    ('load_world', 'LoadWorld'),
+    ('unload_world', 'UnloadWorld'),
+)
+
+SCENE_SERVICES: tuple[tuple[str, str], ...] = (
+    ('get_spawnables', 'GetSpawnables'),
+    ('spawn_entities', 'SpawnEntities'),
+    ('get_entity_bounds', 'GetEntityBounds'),
+    ('get_named_poses', 'GetNamedPoses'),
+    ('get_named_pose_bounds', 'GetNamedPoseBounds'),
+    ('set_entity_info', 'SetEntityInfo'),
+)
+
+STANDARD_SERVICES = CORE_SERVICES + WORLD_SERVICES + SCENE_SERVICES
+"""All 22 services of the standard (names as O3DE and Isaac Sim serve them)."""
 
 ACTIONS: tuple[tuple[str, str], ...] = (('simulate_steps', 'SimulateSteps'),)
 

@@ -6,8 +6,8 @@ interfaces/simulation_interfaces; README "Interface packages").
 - 1.x (Jazzy 1.5.1, Kilted 1.6.1): ``SpawnEntity.Request`` has ``uri`` and ``resource_string``;
   ``SetEntityState`` sets the whole state (pose and twist; the acceleration "may be ignored").
 - 2.x (2.0.0 on; 2.1.0 is the newest release): ``SpawnEntity.Request.entity_resource`` (a
-  ``Resource``) and ``SetEntityState.Request.set_pose/set_twist/set_acceleration`` flags.
-  (``Spawnable`` and ``LoadWorld`` changed the same way; the node serves neither.)
+  ``Resource``) and ``SetEntityState.Request.set_pose/set_twist/set_acceleration`` flags;
+  ``LoadWorld.Request.world_resource`` and ``Spawnable.entity_resource`` likewise.
 
 Everything else the node uses (features, states, results, the other services, the action) is
 the same in both; so is what ``get_simulator_features`` advertises.
@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from simulation_interfaces.srv import SetEntityState, SpawnEntity
+from simulation_interfaces.msg import Spawnable
+from simulation_interfaces.srv import LoadWorld, SetEntityState, SpawnEntity
 
 
 def _has_field(cls: Any, name: str) -> bool:
@@ -29,6 +30,11 @@ STATE_FLAGS = _has_field(SetEntityState.Request, 'set_pose')
 
 RESOURCE_MSG = _has_field(SpawnEntity.Request, 'entity_resource')
 """SpawnEntity names its resource with a Resource message (2.x), not uri/resource_string."""
+
+WORLD_RESOURCE_MSG = _has_field(LoadWorld.Request, 'world_resource')
+"""LoadWorld names its world with a Resource message (2.x), not uri/resource_string."""
+
+SPAWNABLE_RESOURCE_MSG = _has_field(Spawnable, 'entity_resource')
 
 GENERATION = '2.x' if STATE_FLAGS and RESOURCE_MSG else '1.x'
 """The installed definitions' major release, for people (custom_info, logs)."""
@@ -49,9 +55,11 @@ def state_flag_fields(*, pose: bool, twist: bool = False) -> dict[str, bool]:
 
 
 def spawn_resource(request: Any) -> tuple[str, str]:
-    """(uri, resource_string) of a SpawnEntity request."""
-    if RESOURCE_MSG:
-        return request.entity_resource.uri, request.entity_resource.resource_string
+    """(uri, resource_string) of a SpawnEntity request, or of a SpawnEntities request's
+    ``SpawnEntity`` message (which has a Resource in every release)."""
+    resource = getattr(request, 'entity_resource', None)
+    if resource is not None:
+        return resource.uri, resource.resource_string
     return request.uri, request.resource_string
 
 
@@ -61,3 +69,30 @@ def spawn_resource_fields(uri: str, text: str) -> dict[str, Any]:
         from simulation_interfaces.msg import Resource
         return {'entity_resource': Resource(uri=uri, resource_string=text)}
     return {'uri': uri, 'resource_string': text}
+
+
+def world_resource(request: Any) -> tuple[str, str]:
+    """(uri, resource_string) of a LoadWorld request."""
+    if WORLD_RESOURCE_MSG:
+        return request.world_resource.uri, request.world_resource.resource_string
+    return request.uri, request.resource_string
+
+
+def world_resource_fields(uri: str, text: str) -> dict[str, Any]:
+    """Keyword arguments of a LoadWorld request naming its world."""
+    if WORLD_RESOURCE_MSG:
+        from simulation_interfaces.msg import Resource
+        return {'world_resource': Resource(uri=uri, resource_string=text)}
+    return {'uri': uri, 'resource_string': text}
+
+
+def spawnable_uri(spawnable: Any) -> str:
+    return spawnable.entity_resource.uri if SPAWNABLE_RESOURCE_MSG else spawnable.uri
+
+
+def spawnable_fields(uri: str) -> dict[str, Any]:
+    """Keyword arguments of a Spawnable naming its resource."""
+    if SPAWNABLE_RESOURCE_MSG:
+        from simulation_interfaces.msg import Resource
+        return {'entity_resource': Resource(uri=uri)}
+    return {'uri': uri}

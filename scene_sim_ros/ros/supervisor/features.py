@@ -14,11 +14,16 @@ SUPPORTED = (
     F.SIMULATION_RESET, F.SIMULATION_RESET_STATE, F.SIMULATION_RESET_SPAWNED,
     F.SIMULATION_STATE_GETTING, F.SIMULATION_STATE_SETTING, F.SIMULATION_STATE_PAUSE,
     F.STEP_SIMULATION_SINGLE, F.STEP_SIMULATION_MULTIPLE, F.STEP_SIMULATION_ACTION,
+    F.NAMED_POSES, F.POSE_BOUNDS, F.ENTITY_BOUNDS, F.ENTITY_BOUNDS_BOX, F.ENTITY_INFO_SETTING,
+    F.SPAWNABLES, F.SPAWNING_ENTITIES,
+    F.WORLD_LOADING, F.WORLD_RESOURCE_STRING, F.WORLD_TAGS, F.WORLD_UNLOADING,
+    F.WORLD_INFO_GETTING, F.AVAILABLE_WORLDS,
 )
-"""Not offered: named poses, bounds, entity info setting, spawnables, SCOPE_TIME resets (sim
-time never goes back), worlds, SpawnEntities."""
+"""Not offered: SCOPE_TIME resets (sim time never goes back), convex-hull bounds filters
+(ENTITY_BOUNDS_CONVEX: box and sphere filters work)."""
 
-SPAWN_FORMATS = ('simrobot',)
+SPAWN_FORMATS = ('simrobot', 'webots', 'simox', 'raisim', 'urdf')
+"""SimRobot fragments inline; an entity of a scene file of any of these formats by uri#entity."""
 
 CUSTOM_INFO = (
     'scene_sim_ros (PyBullet). spawn: a SimRobot <Body>/<Compound> fragment inline or in a '

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +15,7 @@ from urllib.parse import unquote, urlparse
 
 from ...errors import SceneLoadError
 from ...scene import Entity, Pose
+from ...scene.bounds import AABB, box_sphere_overlap, boxes_overlap
 from ...scene.transforms import cross, quat_normalized, vec3
 
 if TYPE_CHECKING:
@@ -32,6 +33,19 @@ VALID_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*\Z')
 
 # reset scope bits of simulation_interfaces/srv/ResetSimulation
 SCOPE_DEFAULT, SCOPE_TIME, SCOPE_STATE, SCOPE_SPAWNED, SCOPE_ALL = 0, 1, 2, 4, 255
+
+
+class Unsupported(ValueError):
+    """A request for something the standard allows and this simulator does not do."""
+
+
+@dataclass(frozen=True, slots=True)
+class EntityInfoValues:
+    """What set_entity_info gave an entity (replacing what it had)."""
+
+    category: int
+    description: str
+    tags: tuple[str, ...]
 
 
 class SupervisorError(Exception):
@@ -214,3 +228,40 @@ def name_filter(pattern: str):
     except re.error as err:
         raise ValueError(f'bad name filter {pattern!r}: {err}') from None
     return lambda name: compiled.search(name) is not None
+
+
+# bounds types of simulation_interfaces/msg/Bounds
+BOUNDS_EMPTY, BOUNDS_BOX, BOUNDS_CONVEX_HULL, BOUNDS_SPHERE = 0, 1, 2, 3
+
+
+def bounds_filter(kind: int, points: Sequence[Sequence[float]]
+                  ) -> Callable[[AABB | None], bool] | None:
+    """The overlap test of an EntityFilters ``bounds`` (world frame) for an entity's world box
+    (None: unbounded, overlaps everything); None for empty bounds (no filter). ValueError for
+    malformed bounds, :class:`Unsupported` for convex hulls."""
+    if kind == BOUNDS_EMPTY:
+        return None
+    if not all(math.isfinite(v) for p in points for v in p):
+        raise ValueError('bounds points must be finite')
+    if kind == BOUNDS_BOX:
+        if len(points) != 2:
+            raise ValueError(f'box bounds need 2 points (two corners), got {len(points)}')
+        a, b = points
+        region: AABB = ((min(a[0], b[0]), min(a[1], b[1]), min(a[2], b[2])),
+                        (max(a[0], b[0]), max(a[1], b[1]), max(a[2], b[2])))
+        return lambda box: box is None or boxes_overlap(box, region)
+    if kind == BOUNDS_SPHERE:
+        if len(points) != 2 or points[1][0] < 0:
+            raise ValueError('sphere bounds need 2 points: the centre, then the radius in x')
+        center, radius = points[0], points[1][0]
+        return lambda box: box is None or box_sphere_overlap(box, center, radius)
+    if kind == BOUNDS_CONVEX_HULL:
+        raise Unsupported('convex hull bounds filters are not supported (box and sphere are)')
+    raise ValueError(f'unknown bounds type {kind}')
+
+
+def bounds_points(box: AABB | None) -> tuple[int, list[tuple[float, float, float]]]:
+    """(type, points) of a Bounds message for ``box`` (None: TYPE_EMPTY, unbounded)."""
+    if box is None:
+        return BOUNDS_EMPTY, []
+    return BOUNDS_BOX, [box[1], box[0]]   # "upper right and lower left corners"

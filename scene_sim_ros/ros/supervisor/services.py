@@ -24,12 +24,12 @@ from simulation_interfaces.msg import EntityCategory, Result, SimulationState
 from simulation_interfaces.srv import SetEntityState, SetSimulationState, SpawnEntity
 
 from ...errors import SceneLoadError
-from ...scene import Entity, Pose
+from ...scene import Entity, Pose, bounds
 from ...scene.transforms import quat, vec3
 from ..bridged_node import BridgedNode
 from . import compat, features, logic
-from .catalog import STANDARD_SERVICES
-from .logic import State, SupervisorError
+from .catalog import CORE_SERVICES
+from .logic import EntityInfoValues, State, SupervisorError
 from .spawn_loader import BrokenProcessPool, SpawnLoader
 
 if TYPE_CHECKING:
@@ -73,7 +73,11 @@ class Supervisor:
         self.stepper = node.stepper
         self.stopped = False
         self.quitting = False
+        self.loading = False      # a load_world is parsing or swapping
+        self.no_world = False     # unload_world emptied the simulation
+        self._resume_playing = False
         self.spawned: set[str] = set()
+        self.info: dict[str, EntityInfoValues] = {}   # set_entity_info's, by entity
         # Reentrant: a handler awaiting the physics thread (a long step_simulation) leaves the
         # executor free for the other services, the command topics and parameter requests.
         self.callback_group = ReentrantCallbackGroup()
@@ -83,7 +87,7 @@ class Supervisor:
         self.services = [
             node.create_service(getattr(simulation_interfaces.srv, type_name), name,
                                 getattr(self, name), callback_group=self.callback_group)
-            for name, type_name in STANDARD_SERVICES]
+            for name, type_name in CORE_SERVICES]
 
     # --- plumbing -------------------------------------------------------------------------------
 
@@ -112,6 +116,10 @@ class Supervisor:
     def state(self) -> int:
         if self.quitting:
             return SimulationState.STATE_QUITTING
+        if self.loading:
+            return SimulationState.STATE_LOADING_WORLD
+        if self.no_world:
+            return SimulationState.STATE_NO_WORLD
         if not self.stepper.paused:
             self.stopped = False
             return SimulationState.STATE_PLAYING
@@ -120,6 +128,25 @@ class Supervisor:
     def _set_paused(self, paused: bool) -> None:
         """Through the ``paused`` parameter, so that it always tells the truth."""
         self.node.set_parameters([Parameter('paused', value=paused)])
+
+    def suspend(self) -> None:
+        """No world from now on: paused, remembering whether it played."""
+        self._resume_playing = not self.stepper.paused
+        self.stopped = False
+        self._set_paused(True)
+        self.no_world = True
+
+    def resume(self) -> None:
+        """A world again: playing if it played when the last one was unloaded."""
+        self.no_world = False
+        if self._resume_playing:
+            self._set_paused(False)
+
+    def need_world(self) -> None:
+        if self.no_world or self.loading:
+            raise SupervisorError(Result.RESULT_INCORRECT_STATE,
+                                  'no world is loaded' if self.no_world
+                                  else 'a world is being loaded')
 
     def entity(self, name: str) -> Entity:
         """The model of a live entity (physics thread); NOT_FOUND if there is none."""
@@ -173,6 +200,9 @@ class Supervisor:
                                       f'{_state_name(target)}')
             if target == current:
                 return
+        if current in (S.STATE_NO_WORLD, S.STATE_LOADING_WORLD) and target != S.STATE_QUITTING:
+            raise SupervisorError(SetSimulationState.Response.INCORRECT_TRANSITION,
+                                  f'the simulation is {_state_name(current)}: load a world first')
         if target == current:
             raise SupervisorError(SetSimulationState.Response.ALREADY_IN_TARGET_STATE,
                                   f'already in state {_state_name(target)}')
@@ -228,6 +258,7 @@ class Supervisor:
 
     @_handler
     async def reset_simulation(self, request: Any, response: Any) -> None:
+        self.need_world()
         try:
             scope = logic.reset_scope(request.scope)
         except ValueError as err:
@@ -243,6 +274,8 @@ class Supervisor:
             self.stepper.time_offset = before - self.sim.time
         if scope in ('all', 'spawned'):
             self.spawned.clear()
+        if scope == 'all':
+            self.info.clear()
         self._sync_bridges()
         for bridge in self.node.bridges.values():
             bridge.trajectory = None
@@ -268,6 +301,7 @@ class Supervisor:
 
     def remove_bridge(self, name: str) -> None:
         self.node.remove_entity(name)
+        self.info.pop(name, None)
         extras = getattr(self, 'extras', None)
         if extras is not None:
             extras.remove_entity(name)
@@ -276,9 +310,13 @@ class Supervisor:
 
     def matching(self, filters: Any) -> list[str]:
         """Names of the live entities that pass ``filters`` (physics thread)."""
-        if filters.bounds.type != 0:
-            raise SupervisorError(Result.RESULT_FEATURE_UNSUPPORTED,
-                                  'bounds filters are not supported')
+        try:
+            overlaps = logic.bounds_filter(filters.bounds.type,
+                                           [_xyz(p) for p in filters.bounds.points])
+        except logic.Unsupported as err:
+            raise SupervisorError(Result.RESULT_FEATURE_UNSUPPORTED, str(err)) from None
+        except ValueError as err:
+            raise SupervisorError(Result.RESULT_OPERATION_FAILED, str(err)) from None
         try:
             name_ok = logic.name_filter(filters.filter)
         except ValueError as err:
@@ -291,15 +329,42 @@ class Supervisor:
             entity = bridge.entity
             if not name_ok(name):
                 continue
-            if categories and CATEGORIES[entity.kind] not in categories:
+            if categories and self.category(entity) not in categories:
                 continue
             if not logic.tags_match(self.tags(entity), wanted_tags, match_all):
+                continue
+            if overlaps is not None and not overlaps(bounds.aabb(self.entity_points(name,
+                                                                                    'world'))):
                 continue
             names.append(name)
         return names
 
     def tags(self, entity: Entity) -> list[str]:
+        if entity.name in self.info:
+            return list(self.info[entity.name].tags)
         return logic.entity_tags(entity, entity.name in self.spawned)
+
+    def category(self, entity: Entity) -> int:
+        if entity.name in self.info:
+            return self.info[entity.name].category
+        return CATEGORIES[entity.kind]
+
+    def description(self, entity: Entity) -> str:
+        if entity.name in self.info:
+            return self.info[entity.name].description
+        return (f'{entity.kind}: {len(entity.links)} links, {len(entity.movable_joints)} movable '
+                f'joints, {len(entity.sensors)} sensors, {entity.mass:g} kg'
+                + (f', from {entity.source}' if entity.source else ''))
+
+    def entity_points(self, name: str, frame: str = 'entity') -> Any:
+        """Points enclosing entity ``name``'s collision shapes as they are now, in its own
+        frame ('entity') or the world's (physics thread); None where none is bounded."""
+        entity = self.entity(name)
+        poses = self.sim.link_poses(name)
+        if frame == 'entity':
+            root = Pose(*self.sim.get_pose(name)).inverse()
+            poses = {link: root * pose for link, pose in poses.items()}
+        return bounds.entity_points(entity, poses)
 
     @_handler
     async def get_entities(self, request: Any, response: Any) -> None:
@@ -310,12 +375,9 @@ class Supervisor:
         def info() -> Entity:
             return self.entity(request.entity)
         entity = await self.physics(info)
-        response.info.category.category = CATEGORIES[entity.kind]
+        response.info.category.category = self.category(entity)
         response.info.tags = self.tags(entity)
-        response.info.description = (
-            f'{entity.kind}: {len(entity.links)} links, {len(entity.movable_joints)} movable '
-            f'joints, {len(entity.sensors)} sensors, {entity.mass:g} kg'
-            + (f', from {entity.source}' if entity.source else ''))
+        response.info.description = self.description(entity)
 
     def fill_state(self, msg: Any, name: str) -> None:
         state = self.world_state(name)
@@ -413,7 +475,12 @@ class Supervisor:
 
     @_handler
     async def spawn_entity(self, request: Any, response: Any) -> None:
+        response.entity_name = await self.spawn(request)
+
+    async def spawn(self, request: Any) -> str:
+        """Spawn what a SpawnEntity request describes; the entity's name."""
         codes = SpawnEntity.Response
+        self.need_world()
         uri, text = compat.spawn_resource(request)
         if not uri and not text:
             raise SupervisorError(codes.NO_RESOURCE, 'neither uri nor resource_string given')
@@ -432,8 +499,10 @@ class Supervisor:
         except ValueError as err:
             raise SupervisorError(codes.INVALID_POSE, str(err)) from None
         frame = request.initial_pose.header.frame_id
-        response.entity_name = await self.physics(
+        name = await self.physics(
             lambda: self.add(entity, name, request.allow_renaming, frame, pose))
+        assert isinstance(name, str)
+        return name
 
     async def _load_entity(self, uri: str, text: str) -> Entity:
         codes = SpawnEntity.Response

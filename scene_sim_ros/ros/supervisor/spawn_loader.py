@@ -19,13 +19,17 @@ import multiprocessing
 import os
 import signal
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 from ...scene import Entity
 from . import logic
 
 __all__ = ['BrokenProcessPool', 'SpawnLoader', 'discard_prestarted', 'prestart']
+
+T = TypeVar('T')
 
 _prestarted: ProcessPoolExecutor | None = None
 
@@ -53,7 +57,8 @@ def discard_prestarted() -> None:
 
 
 class SpawnLoader:
-    """:meth:`submit` loads ``logic.load_spawn_entity(uri, text)`` in the loader process."""
+    """:meth:`submit` loads ``logic.load_spawn_entity(uri, text)`` in the loader process;
+    :meth:`run` runs any picklable function there (a world to load, worlds to describe)."""
 
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
@@ -69,13 +74,16 @@ class SpawnLoader:
         self._pool.submit(os.getpid)
 
     def submit(self, uri: str, text: str) -> Future[Entity]:
+        return self.run(logic.load_spawn_entity, uri, text)
+
+    def run(self, function: Callable[..., T], *args: Any) -> Future[T]:
         if self._pool is not None:
             try:
-                return self._pool.submit(logic.load_spawn_entity, uri, text)
+                return self._pool.submit(function, *args)
             except BrokenProcessPool:  # the process died on an earlier file
                 _stop(self._pool)
         self._pool = _new_pool()
-        return self._pool.submit(logic.load_spawn_entity, uri, text)
+        return self._pool.submit(function, *args)
 
     def shutdown(self) -> None:
         if self._pool is not None:

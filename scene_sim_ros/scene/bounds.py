@@ -1,0 +1,140 @@
+"""Axis-aligned bounding boxes of entities from their collision shapes, in the entity's frame
+(its root link frame) or in the world: what a supervisor reports as an entity's bounds.
+
+A shape contributes the corners of its own box (a sphere of radius r: the cube of side 2r, a
+cylinder or capsule along its z axis: its enclosing box, a mesh: its vertices), placed by its
+link's pose; planes are unbounded and do not count. Mesh files are read for their vertices
+only where they are .obj or .stl (trimesh is not a dependency): other ones do not count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .geometry import Box, Capsule, Cylinder, Heightfield, Mesh, MeshFile, Shape, Sphere, Torus
+from .model import Entity, Joint
+from .transforms import IDENTITY, Pose
+
+AABB = tuple[tuple[float, float, float], tuple[float, float, float]]
+"""(lower corner, upper corner)."""
+
+
+def shape_points(shape: Shape) -> np.ndarray | None:
+    """Points whose hull encloses ``shape`` in its own frame (N x 3); None: unbounded or
+    unknown."""
+    if isinstance(shape, Box):
+        return _box(np.asarray(shape.size, float) / 2.0)
+    if isinstance(shape, Sphere):
+        return _box(np.full(3, shape.radius))
+    if isinstance(shape, Cylinder):
+        return _box(np.array([shape.radius, shape.radius, shape.length / 2.0]))
+    if isinstance(shape, Capsule):
+        return _box(np.array([shape.radius, shape.radius, shape.length / 2.0 + shape.radius]))
+    if isinstance(shape, Torus):
+        outer = shape.major_radius + shape.minor_radius
+        return _box(np.array([outer, outer, shape.minor_radius]))
+    if isinstance(shape, Mesh):
+        return np.asarray(shape.vertices, float).reshape(-1, 3) if len(shape.vertices) else None
+    if isinstance(shape, MeshFile):
+        vertices = _mesh_file_vertices(shape)
+        return None if vertices is None else vertices * np.asarray(shape.scale, float)
+    if isinstance(shape, Heightfield):
+        heights = np.asarray(shape.heights, float)
+        low, high = float(heights.min()), float(heights.max())
+        return np.array([[sx * shape.size_x / 2, sy * shape.size_y / 2, z]
+                         for sx in (-1, 1) for sy in (-1, 1) for z in (low, high)])
+    return None  # Plane: unbounded
+
+
+def _box(half: np.ndarray) -> np.ndarray:
+    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+    return signs * half
+
+
+def _mesh_file_vertices(shape: MeshFile) -> np.ndarray | None:
+    suffix = shape.path.suffix.lower()
+    try:
+        if suffix == '.obj':
+            rows = [line.split()[1:4] for line in shape.path.read_text(errors='replace')
+                    .splitlines() if line.startswith('v ')]
+            return np.array(rows, float) if rows else None
+        if suffix == '.stl':
+            return _stl_vertices(shape.path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def _stl_vertices(data: bytes) -> np.ndarray | None:
+    if data[:5].lower() == b'solid' and b'facet' in data[:1024]:
+        rows = [line.split()[1:4] for line in data.decode('ascii', 'replace').splitlines()
+                if line.strip().startswith('vertex')]
+        return np.array(rows, float) if rows else None
+    count = int.from_bytes(data[80:84], 'little')
+    facets = np.frombuffer(data, dtype=np.dtype([('n', '<f4', 3), ('v', '<f4', (3, 3)),
+                                                 ('a', '<u2')]), count=count, offset=84)
+    return facets['v'].reshape(-1, 3).astype(float)
+
+
+def link_poses_at_zero(entity: Entity) -> dict[str, Pose]:
+    """Every link's pose in the root link frame with all joints at 0 (joint origins only)."""
+    poses = {entity.root.name: IDENTITY}
+    children: dict[str, list[Joint]] = {}
+    for joint in entity.joints:
+        children.setdefault(joint.parent, []).append(joint)
+    stack = [entity.root.name]
+    while stack:
+        parent = stack.pop()
+        for joint in children.get(parent, ()):
+            if joint.child not in poses:
+                poses[joint.child] = poses[parent] * joint.origin
+                stack.append(joint.child)
+    return poses
+
+
+def entity_points(entity: Entity, link_poses: Mapping[str, Pose]) -> np.ndarray | None:
+    """Points enclosing every collision shape of ``entity`` with its links at ``link_poses``
+    (in any one frame); None where no shape is bounded."""
+    parts = []
+    for link in entity.links:
+        link_pose = link_poses.get(link.name)
+        if link_pose is None:
+            continue
+        for collision in link.collisions:
+            points = shape_points(collision.shape)
+            if points is None:
+                continue
+            parts.append(transform_points(link_pose * collision.pose, points))
+    return np.concatenate(parts) if parts else None
+
+
+def transform_points(pose: Pose, points: np.ndarray) -> np.ndarray:
+    x, y, z, w = pose.orientation
+    rotation = np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    return points @ rotation.T + np.asarray(pose.position, float)
+
+
+def aabb(points: np.ndarray | None) -> AABB | None:
+    if points is None or not len(points):
+        return None
+    low, high = points.min(axis=0), points.max(axis=0)
+    return (tuple(float(v) for v in low), tuple(float(v) for v in high))  # type: ignore[return-value]
+
+
+def box_corners(box: AABB) -> np.ndarray:
+    low, high = np.asarray(box[0], float), np.asarray(box[1], float)
+    return (low + high) / 2.0 + _box((high - low) / 2.0)
+
+
+def boxes_overlap(a: AABB, b: AABB) -> bool:
+    return all(a[0][i] <= b[1][i] and b[0][i] <= a[1][i] for i in range(3))
+
+
+def box_sphere_overlap(box: AABB, center: Sequence[float], radius: float) -> bool:
+    nearest = np.clip(np.asarray(center, float), box[0], box[1])
+    return float(np.linalg.norm(nearest - np.asarray(center, float))) <= radius
