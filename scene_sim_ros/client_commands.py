@@ -27,13 +27,16 @@ EPILOG_LINES = """\
   scene-sim-ros state; scene-sim-ros entities; scene-sim-ros reset
   scene-sim-ros spawn ball2 scene_sim_ros/data/scenes/default.ros2#ball --pose 1 1 0.5
   scene-sim-ros set-pose rover 0 1 0.1 0 0 1.57; scene-sim-ros delete ball2
+  scene-sim-ros worlds; scene-sim-ros load car; scene-sim-ros unload   # worlds (load_world)
+  scene-sim-ros spawnables; scene-sim-ros bounds ball; scene-sim-ros poses
   scene-sim-ros param list; scene-sim-ros param set real_time_factor 2.0
   scene-sim-ros record run.mcap /rover/* /tf /clock  # rosbag2 MCAP (ros2 bag record -s mcap)
   scene-sim-ros bag info run.mcap                     # topics, counts, rates (ros2 bag info)
 """
 
 COMMANDS = ('list', 'echo', 'hz', 'send', 'snapshot', 'pause', 'play', 'step', 'reset', 'state',
-            'entities', 'spawn', 'delete', 'set-pose', 'param', 'record', 'bag')
+            'entities', 'spawn', 'delete', 'set-pose', 'worlds', 'load', 'unload', 'spawnables',
+            'bounds', 'poses', 'param', 'record', 'bag')
 
 
 def _namespace(parser: argparse.ArgumentParser) -> None:
@@ -164,6 +167,8 @@ def add_client_commands(commands) -> None:
     _namespace(entities)
     _timeout(entities, 10.0)
 
+    _world_commands(commands)
+
     spawn = _command(commands, 'spawn', 'add an entity to the running simulation',
                      'Spawn an entity (spawn_entity). SOURCE: a scene file with #ENTITY (any '
                      'format the node loads), a SimRobot <Body>/<Compound> file, a file:// URI, '
@@ -257,6 +262,40 @@ def add_client_commands(commands) -> None:
                          help='write here (default: replace FILE once the new file is whole)')
 
 
+def _world_commands(commands) -> None:
+    worlds = _command(commands, 'worlds', 'list the worlds load can load',
+                      'The worlds of the simulation (get_available_worlds): the examples, the '
+                      'default scene and the scene files of the worlds.paths folders, with '
+                      'their tags (format, robot:NAME, sensor:KIND, example/default/folder).',
+                      '  scene-sim-ros worlds\n  scene-sim-ros worlds --tag webots --json')
+    worlds.add_argument('--tag', action='append', default=[], help='only worlds with this tag '
+                        '(repeat: any of them)')
+    poses = _command(commands, 'poses', 'list the named poses',
+                     'Named poses (get_named_poses): where each entity starts, and the '
+                     'named_poses file of the node.', '  scene-sim-ros poses --tag spawn')
+    poses.add_argument('--tag', action='append', default=[], help='only poses with this tag')
+    load = _command(commands, 'load', 'replace the world',
+                    'Load a world (load_world): a name from `worlds`, a scene file of the '
+                    'allowed folders or its URI. Sim time goes on; play/pause is kept.',
+                    '  scene-sim-ros load car\n  scene-sim-ros load default')
+    load.add_argument('world', help='world name, scene file or URI')
+    unload = _command(commands, 'unload', 'leave the simulation without a world',
+                      'Unload the world (unload_world): no entities, paused, state "no world".',
+                      '  scene-sim-ros unload')
+    spawnables = _command(commands, 'spawnables', 'list what spawn takes by URI',
+                          'The entities of every world as spawn URIs (get_spawnables).',
+                          '  scene-sim-ros spawnables')
+    bounds = _command(commands, 'bounds', "an entity's bounding box",
+                      "An entity's axis-aligned box in its own frame (get_entity_bounds).",
+                      '  scene-sim-ros bounds ball')
+    bounds.add_argument('name')
+    for parser in (worlds, poses, spawnables, bounds):
+        parser.add_argument('--json', action='store_true', help='JSON')
+    for parser in (worlds, poses, load, unload, spawnables, bounds):
+        _namespace(parser)
+        _timeout(parser, 30.0)
+
+
 def run_client_command(args: argparse.Namespace) -> int:
     """Run one client command; user errors -> one line on stderr and 2, no answer -> 1."""
     from .ros.client.session import Unreachable, UserError
@@ -306,6 +345,8 @@ def _dispatch(a: argparse.Namespace) -> int:  # noqa: C901 (one line per command
         return sv.delete(a.name, ns, a.timeout)
     if a.command == 'set-pose':
         return sv.set_pose(a.name, a.pose, frame=a.frame, namespace=ns, timeout=a.timeout)
+    if a.command in ('worlds', 'load', 'unload', 'spawnables', 'bounds', 'poses'):
+        return _world_dispatch(a, ns)
     if a.command in ('record', 'bag'):
         from .ros.client import bag_tools
         if a.command == 'bag' and a.bag_command == 'recover':
@@ -320,3 +361,18 @@ def _dispatch(a: argparse.Namespace) -> int:  # noqa: C901 (one line per command
     if a.param_command == 'get':
         return param_tools.get_parameter(a.name, ns, a.node, a.json, a.timeout)
     return param_tools.set_parameter(a.name, a.value, ns, a.node, a.timeout)
+
+
+def _world_dispatch(a: argparse.Namespace, ns: str) -> int:
+    from .ros.client import world_tools as wt
+    if a.command == 'worlds':
+        return wt.worlds(a.tag, ns, a.json, a.timeout)
+    if a.command == 'load':
+        return wt.load(a.world, ns, a.timeout)
+    if a.command == 'unload':
+        return wt.unload(ns, a.timeout)
+    if a.command == 'spawnables':
+        return wt.spawnables(ns, a.json, a.timeout)
+    if a.command == 'bounds':
+        return wt.bounds(a.name, ns, a.json, a.timeout)
+    return wt.poses(a.tag, ns, a.json, a.timeout)

@@ -367,3 +367,24 @@ def test_snapshot_of_a_topic_without_images_lists_the_image_topics(sim_node, tmp
     err = user_error('snapshot', '/rover/joint_states', tmp_path / 'x.png', '--timeout', '8')
     assert 'sensor_msgs/msg/JointState, not images' in err
     assert not (tmp_path / 'x.png').exists()
+
+
+def test_world_commands_list_load_unload_and_describe(sim_node):
+    try:
+        worlds = json.loads(ok('worlds', '--json'))
+        assert len(worlds) >= 6 and {'default', 'car'} <= {w['name'] for w in worlds}
+        assert all('webots' in w['tags'] for w in json.loads(ok('worlds', '--tag', 'webots',
+                                                                 '--json')))
+        assert json.loads(ok('bounds', 'ball', '--json')) == {
+            'lower': [-0.1, -0.1, -0.1], 'upper': [0.1, 0.1, 0.1]}
+        assert 'rover_start' in {p['name'] for p in json.loads(ok('poses', '--json'))}
+        assert any(s['uri'].endswith('#rover') for s in json.loads(ok('spawnables', '--json')))
+        assert ok('load', 'car').strip() == 'loaded car'
+        assert 'car' in {e['name'] for e in json.loads(ok('entities', '--json'))}
+        assert ok('unload').strip() == 'unloaded: no world'
+        assert json.loads(ok('entities', '--json')) == []
+        assert 'NO_WORLD_LOADED' in user_error('unload')
+        assert 'outside the folders' in user_error('load', REPO / 'pyproject.toml')
+    finally:
+        ok('load', DEFAULT_SCENE)
+    assert 'rover' in {e['name'] for e in json.loads(ok('entities', '--json'))}
