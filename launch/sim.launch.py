@@ -46,6 +46,8 @@ ARGUMENTS = (
     ('real_time_factor', '1.0', '1.0 paces with the wall clock, 0 runs as fast as possible'),
     ('renderer', '', 'camera renderer: auto, gl or tiny (empty: $SCENE_SIM_ROS_RENDERER or auto)'),
     ('paused', 'false', 'start paused (step with the step_simulation service)'),
+    ('worlds', '', 'folders of scene files offered as worlds (load_world), separated by ":" '
+                   '(parameter worlds.paths)'),
     ('params_file', '', 'a parameters YAML file (see config/params.yaml)'),
     ('rviz', 'false', 'start rviz2 with config/scene_sim_ros.rviz'),
     ('robot_state_publisher', 'false', 'start robot_state_publisher for every robot'),
@@ -148,6 +150,9 @@ def _launch_setup(context):
         parameters[0]['foxglove.port'] = int(value['foxglove'])
     if _truthy(value['offline']):
         parameters[0]['scene_parameters'] = ['webots.download=false']
+    if value['worlds']:
+        parameters[0]['worlds.paths'] = [os.path.abspath(os.path.expanduser(d))
+                                         for d in value['worlds'].split(os.pathsep) if d]
     if value['params_file']:
         parameters.insert(0, value['params_file'])
     actions = [_sim_node_action(name='scene_sim', namespace=value['namespace'],

@@ -141,6 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--params-file', type=Path, default=None,
                      help='a ROS parameters YAML file (see config/params.yaml)')
     run.add_argument('--paused', action='store_true', default=None, help='start paused')
+    run.add_argument('--worlds', action='append', default=None, metavar='DIR',
+                     help='a folder of scene files offered as worlds (get_available_worlds, '
+                          'load_world; parameter worlds.paths); repeat for more')
     run.add_argument('--rviz', action='store_true',
                      help='start rviz2 with the package configuration, where installed')
     run.add_argument('--robot-state-publisher', action='store_true',
@@ -320,6 +323,8 @@ def cmd_run(args: argparse.Namespace, ros_args: list[str]) -> int:
         parameters['record.path'] = str(Path(args.record).resolve())
     if args.foxglove is not None:
         parameters['foxglove.port'] = args.foxglove
+    if args.worlds:
+        parameters['worlds.paths'] = [str(Path(d).expanduser().resolve()) for d in args.worlds]
     extra: list[str] = []
     if args.namespace:
         extra += ['-r', f'__ns:={args.namespace if args.namespace.startswith("/") else "/" + args.namespace}']

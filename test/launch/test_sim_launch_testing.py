@@ -6,8 +6,9 @@ the tools environment the closing notes of issue 39 describe) and is skipped els
     launch_test test/launch/test_sim_launch_testing.py      # launch_testing's runner
     python -m pytest test/launch/test_sim_launch_testing.py # the same through its pytest plugin
 
-Active test: a separate rclpy node (this test process) sees /clock advance and receives
-/rover/joint_states. Post-shutdown test: every process launched exited cleanly (0, or SIGINT's
+Active test: a separate rclpy node (this test process) sees /clock advance, receives
+/rover/joint_states and finds the world of the ``worlds`` launch argument's folder among the
+available worlds. Post-shutdown test: every process launched exited cleanly (0, or SIGINT's
 code when launch's SIGINT on shutdown is reported as such).
 
 Run with ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST, a ROS_DOMAIN_ID of its own and ROS_LOG_DIR set;
@@ -15,7 +16,9 @@ SCENE_SIM_LAUNCH_FILE overrides the launch file (default: the checkout's launch/
 """
 
 import os
+import shutil
 import signal
+import tempfile
 import time
 import unittest
 from pathlib import Path
@@ -43,13 +46,17 @@ LAUNCH_FILE = Path(os.environ.get(
 # Best effort matches both reliable and best-effort publishers.
 QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
 STARTUP_TIMEOUT = 60.0  # s: PyBullet world + first messages on a loaded 2-core machine
+WORLDS = Path(tempfile.mkdtemp(prefix='scene_sim_launch_worlds_'))
+shutil.copy(Path(__file__).resolve().parents[2] / 'scene_sim_ros' / 'data' / 'examples' / 'car.ros2',
+            WORLDS / 'launch_car.ros2')
 
 
 @pytest.mark.launch_test
 def generate_test_description():
     sim = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(str(LAUNCH_FILE)),
-        launch_arguments={'gui': 'false', 'real_time_factor': '1.0'}.items())
+        launch_arguments={'gui': 'false', 'real_time_factor': '1.0',
+                          'worlds': str(WORLDS)}.items())
     return LaunchDescription([sim, launch_testing.actions.ReadyToTest()])
 
 
@@ -106,6 +113,19 @@ class TestSimulationRuns(unittest.TestCase):
             self.assertEqual(len(last.name), len(last.position))
         finally:
             self.node.destroy_subscription(sub)
+
+    def test_worlds_argument_offers_its_folder(self, proc_output):
+        from simulation_interfaces.srv import GetAvailableWorlds
+        client = self.node.create_client(GetAvailableWorlds, '/get_available_worlds')
+        try:
+            self.assertTrue(self._spin_until(client.service_is_ready, STARTUP_TIMEOUT))
+            future = client.call_async(GetAvailableWorlds.Request())
+            self.assertTrue(self._spin_until(future.done, 30.0))
+            worlds = {w.name: list(w.tags) for w in future.result().worlds}
+            self.assertIn('launch_car', worlds)
+            self.assertIn('folder', worlds['launch_car'])
+        finally:
+            self.node.destroy_client(client)
 
 
 @launch_testing.post_shutdown_test()

@@ -84,8 +84,8 @@ def folder(tmp_path_factory):
 
 @pytest.fixture(scope='module')
 def sim_node(folder):
-    with scene_sim_run(folder, '--paused', '--real-time-factor', '0', '--ros-args',
-                       '-p', f'worlds.paths:=[{folder / "worlds"}]',
+    with scene_sim_run(folder, '--paused', '--real-time-factor', '0',
+                       '--worlds', str(folder / 'worlds'), '--ros-args',
                        '-p', f'named_poses:={folder / "poses.yaml"}') as proc:
         yield proc
         assert proc.is_running(), 'the node did not survive the tests of this module'
