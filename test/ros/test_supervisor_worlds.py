@@ -255,6 +255,47 @@ def test_load_world_keeps_playing_and_clock_never_goes_back(client):
     assert jumps_back == []
 
 
+def test_tf2_ros_buffer_across_load_world_keeps_its_frames_and_finds_the_new_ones(client):
+    """The consumer's own code: tf2_ros' Buffer and TransformListener on a use_sim_time node
+    (the Buffer clears itself on a jump back of its clock: 'Detected jump back in time')."""
+    tf2_ros = pytest.importorskip('tf2_ros', reason='tf2_ros is not on PyPI: runs on a ROS 2 '
+                                                    'distribution or a tools environment')
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter import Parameter
+    from rclpy.time import Time
+    from simulation_interfaces.msg import SimulationState as S
+    node = rclpy.create_node('tf2_across_worlds', context=client.context,
+                             parameter_overrides=[Parameter('use_sim_time', value=True)])
+    executor = SingleThreadedExecutor(context=client.context)
+    executor.add_node(node)
+    buffer = tf2_ros.Buffer(node=node)
+    clears = []
+    buffer.clear = lambda: clears.append(node.get_clock().now())
+    listener = tf2_ros.TransformListener(buffer, node)
+
+    def knows(frame, timeout=20.0):
+        deadline = time.monotonic() + timeout
+        while not buffer.can_transform('world', frame, Time()):
+            if time.monotonic() > deadline:
+                return False
+            executor.spin_once(timeout_sec=0.05)
+        return True
+    try:
+        ok(call(client, 'set_simulation_state', state=S(state=S.STATE_PLAYING)))
+        assert knows('rover/rover')
+        ok(load(client, 'car'))
+        assert knows('car/car')
+        ok(load(client, 'default'))
+        assert knows('ball/ball')
+        assert buffer.can_transform('world', 'car/car', Time())   # kept: nothing was cleared
+        assert clears == []
+    finally:
+        listener.unregister()
+        executor.shutdown()
+        node.destroy_node()
+
+
 def test_a_world_that_does_not_parse_changes_nothing_and_says_where(client, folder):
     from simulation_interfaces.srv import LoadWorld
     before = entities(client)
