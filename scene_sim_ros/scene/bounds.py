@@ -138,3 +138,58 @@ def boxes_overlap(a: AABB, b: AABB) -> bool:
 def box_sphere_overlap(box: AABB, center: Sequence[float], radius: float) -> bool:
     nearest = np.clip(np.asarray(center, float), box[0], box[1])
     return float(np.linalg.norm(nearest - np.asarray(center, float))) <= radius
+
+
+def convex_overlap(a: np.ndarray, b: np.ndarray, tolerance: float = 1e-9) -> bool:
+    """Whether the convex hulls of the point sets ``a`` and ``b`` (N x 3) intersect (touching
+    counts): GJK on their Minkowski difference, the nearest point of each simplex found among
+    its faces (at most 4 points, so all 15 subsets are tried)."""
+    a, b = np.asarray(a, float).reshape(-1, 3), np.asarray(b, float).reshape(-1, 3)
+
+    def support(direction: np.ndarray) -> np.ndarray:
+        return a[np.argmax(a @ direction)] - b[np.argmin(b @ direction)]
+
+    direction = a.mean(axis=0) - b.mean(axis=0)
+    if not direction.any():
+        return True   # the same centroid: the hulls share a point
+    simplex = [support(direction)]
+    for _ in range(100):
+        nearest, simplex = _nearest_on_simplex(simplex)
+        distance_sq = float(nearest @ nearest)
+        if distance_sq <= tolerance * tolerance:
+            return True
+        point = support(-nearest)
+        if float(point @ -nearest) < 0.0:
+            return False   # a plane separates the origin from the difference
+        if distance_sq - float(nearest @ point) <= tolerance * max(distance_sq, 1.0):
+            return False   # no nearer point exists: the hulls are this far apart
+        simplex = [*simplex, point]
+    return True   # not converged (degenerate input): say they may touch
+
+
+def _nearest_on_simplex(simplex: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The point of the simplex nearest the origin and the smallest face holding it."""
+    from itertools import combinations
+    best: tuple[float, np.ndarray, list[np.ndarray]] | None = None
+    for size in range(1, len(simplex) + 1):
+        for face in combinations(simplex, size):
+            found = _nearest_on_face(np.array(face))
+            if found is None:
+                continue
+            distance_sq = float(found @ found)
+            if best is None or distance_sq < best[0] - 1e-15:
+                best = (distance_sq, found, list(face))
+    assert best is not None   # every single point is a face
+    return best[1], best[2]
+
+
+def _nearest_on_face(face: np.ndarray) -> np.ndarray | None:
+    """The origin's projection onto the face's affine hull if it lies inside the face."""
+    if len(face) == 1:
+        return face[0]
+    edges = (face[1:] - face[0]).T                       # 3 x (k-1)
+    weights, *_ = np.linalg.lstsq(edges, -face[0], rcond=None)
+    barycentric = np.concatenate([[1.0 - weights.sum()], weights])
+    if (barycentric < -1e-12).any():
+        return None
+    return face[0] + edges @ weights

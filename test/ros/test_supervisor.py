@@ -195,7 +195,6 @@ def test_features_advertise_stepping_spawning_and_state(client):
     assert {F.STEP_SIMULATION_ACTION, F.SPAWNING, F.DELETING, F.ENTITY_STATE_SETTING,
             F.SIMULATION_RESET_STATE} <= set(features.features)
     assert F.SIMULATION_RESET_TIME not in features.features
-    assert F.ENTITY_BOUNDS_CONVEX not in features.features
     assert list(features.spawn_formats) == ['simrobot', 'webots', 'simox', 'raisim', 'urdf']
     assert f'simulation_interfaces {compat.GENERATION}' in features.custom_info
 

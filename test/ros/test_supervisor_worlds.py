@@ -148,9 +148,9 @@ def test_all_22_services_are_served_with_their_types_and_advertised(client):
     features = set(call(client, 'get_simulator_features').features.features)
     assert {F.WORLD_LOADING, F.WORLD_RESOURCE_STRING, F.WORLD_TAGS, F.WORLD_UNLOADING,
             F.WORLD_INFO_GETTING, F.AVAILABLE_WORLDS, F.SPAWNABLES, F.SPAWNING_ENTITIES,
-            F.ENTITY_BOUNDS, F.ENTITY_BOUNDS_BOX, F.NAMED_POSES, F.POSE_BOUNDS,
-            F.ENTITY_INFO_SETTING} <= features
-    assert F.ENTITY_BOUNDS_CONVEX not in features and F.SIMULATION_RESET_TIME not in features
+            F.ENTITY_BOUNDS, F.ENTITY_BOUNDS_BOX, F.ENTITY_BOUNDS_CONVEX, F.NAMED_POSES,
+            F.POSE_BOUNDS, F.ENTITY_INFO_SETTING} <= features
+    assert F.SIMULATION_RESET_TIME not in features
 
 
 def test_available_worlds_are_the_examples_the_default_scene_and_the_folder(client, folder):
@@ -367,7 +367,7 @@ def test_entity_bounds_of_the_ball_are_a_box_of_its_size(client):
         Result.RESULT_NOT_FOUND
 
 
-def test_bounds_filters_find_what_overlaps_box_and_sphere(client):
+def test_bounds_filters_find_what_overlaps_box_sphere_and_convex_hull(client):
     from geometry_msgs.msg import Vector3
     from simulation_interfaces.msg import Bounds, EntityFilters, Result
     position = ok(call(client, 'get_entity_state', entity='ball')).state.pose.position
@@ -380,9 +380,20 @@ def test_bounds_filters_find_what_overlaps_box_and_sphere(client):
     assert 'ball' in found and 'rover' not in found
     states = ok(call(client, 'get_entities_states', filters=EntityFilters(bounds=sphere)))
     assert 'ball' in states.entities
-    hull = Bounds(type=Bounds.TYPE_CONVEX_HULL, points=[near, near, near])
-    assert call(client, 'get_entities', filters=EntityFilters(bounds=hull)).result.result == \
-        Result.RESULT_FEATURE_UNSUPPORTED
+    # a tetrahedron with a corner just off the ball's box, then one reaching into it
+    def tetra(reach):
+        tip = Vector3(x=near.x - 0.05 - reach, y=near.y, z=near.z)
+        return Bounds(type=Bounds.TYPE_CONVEX_HULL, points=[
+            tip, Vector3(x=near.x + 0.3, y=near.y + 0.2, z=near.z),
+            Vector3(x=near.x + 0.3, y=near.y - 0.2, z=near.z),
+            Vector3(x=near.x + 0.3, y=near.y, z=near.z + 0.3)])
+    assert ok(call(client, 'get_entities', filters=EntityFilters(bounds=tetra(-0.01)))
+              ).entities == []
+    assert ok(call(client, 'get_entities', filters=EntityFilters(bounds=tetra(0.01)))
+              ).entities == ['ball']
+    flat = Bounds(type=Bounds.TYPE_CONVEX_HULL, points=[near, near])
+    assert call(client, 'get_entities', filters=EntityFilters(bounds=flat)).result.result == \
+        Result.RESULT_OPERATION_FAILED
 
 
 def test_set_entity_info_is_what_get_entity_info_and_filters_see(client):

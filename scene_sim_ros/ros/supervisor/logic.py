@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
+import numpy as np
+
 from ...errors import SceneLoadError
 from ...scene import Entity, Pose
-from ...scene.bounds import AABB, box_sphere_overlap, boxes_overlap
+from ...scene.bounds import AABB, box_corners, box_sphere_overlap, boxes_overlap, convex_overlap
 from ...scene.transforms import cross, quat_normalized, vec3
 
 if TYPE_CHECKING:
@@ -33,10 +35,6 @@ VALID_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*\Z')
 
 # reset scope bits of simulation_interfaces/srv/ResetSimulation
 SCOPE_DEFAULT, SCOPE_TIME, SCOPE_STATE, SCOPE_SPAWNED, SCOPE_ALL = 0, 1, 2, 4, 255
-
-
-class Unsupported(ValueError):
-    """A request for something the standard allows and this simulator does not do."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +236,7 @@ def bounds_filter(kind: int, points: Sequence[Sequence[float]]
                   ) -> Callable[[AABB | None], bool] | None:
     """The overlap test of an EntityFilters ``bounds`` (world frame) for an entity's world box
     (None: unbounded, overlaps everything); None for empty bounds (no filter). ValueError for
-    malformed bounds, :class:`Unsupported` for convex hulls."""
+    malformed bounds."""
     if kind == BOUNDS_EMPTY:
         return None
     if not all(math.isfinite(v) for p in points for v in p):
@@ -256,7 +254,10 @@ def bounds_filter(kind: int, points: Sequence[Sequence[float]]
         center, radius = points[0], points[1][0]
         return lambda box: box is None or box_sphere_overlap(box, center, radius)
     if kind == BOUNDS_CONVEX_HULL:
-        raise Unsupported('convex hull bounds filters are not supported (box and sphere are)')
+        if len(points) < 3:
+            raise ValueError(f'convex hull bounds need at least 3 points, got {len(points)}')
+        hull = np.array(points, float)
+        return lambda box: box is None or convex_overlap(box_corners(box), hull)
     raise ValueError(f'unknown bounds type {kind}')
 
 

@@ -313,8 +313,6 @@ class Supervisor:
         try:
             overlaps = logic.bounds_filter(filters.bounds.type,
                                            [_xyz(p) for p in filters.bounds.points])
-        except logic.Unsupported as err:
-            raise SupervisorError(Result.RESULT_FEATURE_UNSUPPORTED, str(err)) from None
         except ValueError as err:
             raise SupervisorError(Result.RESULT_OPERATION_FAILED, str(err)) from None
         try:
