@@ -437,6 +437,15 @@ def test_named_poses_are_the_start_poses_and_the_file(client):
         Result.RESULT_NOT_FOUND
 
 
+def test_a_webots_world_offers_its_viewpoint_as_a_named_pose(client):
+    ok(load(client, 'webots_scout'))
+    poses = {p.name: p for p in ok(call(client, 'get_named_poses')).poses}
+    assert {'scout_start', 'viewpoint', 'dock'} <= set(poses)
+    position = poses['viewpoint'].pose.position
+    assert (position.x, position.y, position.z) == (0.5, -4.0, 3.0)   # webots_scout.wbt
+    assert ok(call(client, 'get_named_pose_bounds', name='viewpoint')).bounds.type == 0
+
+
 def _tags(tags, all_of=False):
     from simulation_interfaces.msg import TagsFilter
     return TagsFilter(tags=tags, filter_mode=1 if all_of else 0)

@@ -94,6 +94,7 @@ class _World:
         self.names: set[str] = set()
         self.background = (0.0, 0.0, 0.0, 1.0)
         self.controllers: dict[str, str] = {}
+        self.viewpoint: Pose | None = None
 
     def add(self, node: Node, pose: Pose) -> None:
         if node.missing_url is not None:
@@ -118,6 +119,9 @@ class _World:
                 self.background = (r, g, b, 1.0)
         elif node.type == 'Shape':
             self.decoration(node, pose)
+        elif node.type == 'Viewpoint':  # where Webots' 3D view starts: a named pose
+            self.viewpoint = pose * Pose(node.vec3('position', (0.0, 0.0, 0.0)),
+                                         node.rotation('orientation'))
         elif node.type not in BASE_NODES:
             pass  # an unknown node: reported with the closest known type by _check_names
         elif node.type not in IGNORED_TOP_LEVEL and node.type != 'WorldInfo':
@@ -285,7 +289,7 @@ def _load(path: Path, document: Document, parameters: Mapping[str, str], context
         contact_defaults=ContactDefaults(restitution=0.5, restitution_threshold=0.01),
         warnings=tuple(context.warnings),
         metadata={'webots_version': document.version, 'controllers': world.controllers,
-                  'y_up': context.y_up,
+                  'y_up': context.y_up, 'viewpoint': world.viewpoint,
                   'webots_protos': {name: (found.source, found.shown)
                                     for name, found in resolver.protos.items()},
                   'webots_downloads': [url for url, _ in resolver.downloader.fetched],

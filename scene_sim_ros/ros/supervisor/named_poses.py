@@ -1,6 +1,6 @@
 """Named poses (``get_named_poses``, ``get_named_pose_bounds``) as plain Python: where each
-entity of the loaded world starts (``<entity>_start``), and those of a YAML file named by the
-``named_poses`` parameter::
+entity of the loaded world starts (``<entity>_start``), a Webots world's ``Viewpoint``
+(``viewpoint``), and those of a YAML file named by the ``named_poses`` parameter::
 
     dock:                              # the pose's name
       position: [1.0, 2.0, 0.0]        # m, world frame
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...scene import Entity, Pose, bounds
+from ...scene import Entity, Pose, Scene, bounds
 from ...scene.bounds import AABB
 from ...scene.transforms import quat_from_axis_angle, quat_normalized
 
@@ -37,6 +37,17 @@ class NamedPoseValues:
 
 class NamedPoseError(ValueError):
     pass
+
+
+def scene_poses(scene: Scene, world: str) -> list[NamedPoseValues]:
+    """The named poses a scene file defines: the start poses of its entities and, for a Webots
+    world, its Viewpoint (where Webots' 3D view starts, unbounded)."""
+    poses = start_poses(scene.entities, world)
+    viewpoint = scene.metadata.get('viewpoint')
+    if isinstance(viewpoint, Pose):
+        poses.append(NamedPoseValues('viewpoint', viewpoint, f"{world}'s Viewpoint (where "
+                                     "Webots' 3D view starts)", ('viewpoint', 'camera')))
+    return poses
 
 
 def start_poses(entities: Iterable[Entity], world: str) -> list[NamedPoseValues]:

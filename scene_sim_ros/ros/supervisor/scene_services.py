@@ -108,7 +108,7 @@ class SceneServices:
     def named(self) -> list[named_poses.NamedPoseValues]:
         node = self.supervisor.node
         world = self.worlds.current
-        starts = named_poses.start_poses(node.scene.entities, world.name) if world else []
+        starts = named_poses.scene_poses(node.scene, world.name) if world else []
         path = str(node.get_parameter(PARAMETER).value or '')
         try:
             extra = named_poses.poses_file(path) if path else []

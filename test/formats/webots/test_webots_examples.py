@@ -45,6 +45,19 @@ def test_scout_world_loads_with_every_device() -> None:
     assert scout.sensor('camera').width == 320 and scout.sensor('lidar').height == 1
 
 
+def test_the_viewpoint_is_kept_as_the_world_gives_it() -> None:
+    """Webots' Viewpoint: position (0.5, -4, 3), orientation axis (-0.3, 0.3, 0.9) angle 1.7 rad
+    (R2023b, z up: no axis conversion)."""
+    import math
+    viewpoint = load(example_path('webots_scout.wbt')).metadata['viewpoint']
+    assert viewpoint.position == pytest.approx((0.5, -4.0, 3.0))
+    x, y, z, w = viewpoint.orientation
+    assert 2 * math.acos(w) == pytest.approx(1.7)
+    norm = math.sqrt(0.3 ** 2 + 0.3 ** 2 + 0.9 ** 2)
+    s = math.sin(0.85)
+    assert (x, y, z) == pytest.approx((-0.3 / norm * s, 0.3 / norm * s, 0.9 / norm * s))
+
+
 def test_the_proto_alone_is_a_robot_with_its_default_fields() -> None:
     scene = load(example_path('ScoutRobot'))
     (robot,) = scene.entities
