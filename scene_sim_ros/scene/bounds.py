@@ -3,13 +3,15 @@
 
 A shape contributes the corners of its own box (a sphere of radius r: the cube of side 2r, a
 cylinder or capsule along its z axis: its enclosing box, a mesh: its vertices), placed by its
-link's pose; planes are unbounded and do not count. Mesh files are read for their vertices
-only where they are .obj or .stl (trimesh is not a dependency): other ones do not count.
+link's pose; planes are unbounded and do not count. Mesh files count where the caller passes
+a reader of their vertices (the loaders' :func:`~scene_sim_ros.formats.mesh_files.read_mesh_file`
+sits above this layer).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -21,9 +23,13 @@ AABB = tuple[tuple[float, float, float], tuple[float, float, float]]
 """(lower corner, upper corner)."""
 
 
-def shape_points(shape: Shape) -> np.ndarray | None:
-    """Points whose hull encloses ``shape`` in its own frame (N x 3); None: unbounded or
-    unknown."""
+MeshReader = Callable[[Path], 'np.ndarray | None']
+"""The vertices of a mesh file (None: unreadable)."""
+
+
+def shape_points(shape: Shape, read_mesh: MeshReader | None = None) -> np.ndarray | None:
+    """Points whose hull encloses ``shape`` in its own frame (N x 3); None: unbounded, or a
+    mesh file without ``read_mesh``."""
     if isinstance(shape, Box):
         return _box(np.asarray(shape.size, float) / 2.0)
     if isinstance(shape, Sphere):
@@ -38,7 +44,7 @@ def shape_points(shape: Shape) -> np.ndarray | None:
     if isinstance(shape, Mesh):
         return np.asarray(shape.vertices, float).reshape(-1, 3) if len(shape.vertices) else None
     if isinstance(shape, MeshFile):
-        vertices = _mesh_file_vertices(shape)
+        vertices = read_mesh(shape.path) if read_mesh is not None else None
         return None if vertices is None else vertices * np.asarray(shape.scale, float)
     if isinstance(shape, Heightfield):
         heights = np.asarray(shape.heights, float)
@@ -51,31 +57,6 @@ def shape_points(shape: Shape) -> np.ndarray | None:
 def _box(half: np.ndarray) -> np.ndarray:
     signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
     return signs * half
-
-
-def _mesh_file_vertices(shape: MeshFile) -> np.ndarray | None:
-    suffix = shape.path.suffix.lower()
-    try:
-        if suffix == '.obj':
-            rows = [line.split()[1:4] for line in shape.path.read_text(errors='replace')
-                    .splitlines() if line.startswith('v ')]
-            return np.array(rows, float) if rows else None
-        if suffix == '.stl':
-            return _stl_vertices(shape.path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    return None
-
-
-def _stl_vertices(data: bytes) -> np.ndarray | None:
-    if data[:5].lower() == b'solid' and b'facet' in data[:1024]:
-        rows = [line.split()[1:4] for line in data.decode('ascii', 'replace').splitlines()
-                if line.strip().startswith('vertex')]
-        return np.array(rows, float) if rows else None
-    count = int.from_bytes(data[80:84], 'little')
-    facets = np.frombuffer(data, dtype=np.dtype([('n', '<f4', 3), ('v', '<f4', (3, 3)),
-                                                 ('a', '<u2')]), count=count, offset=84)
-    return facets['v'].reshape(-1, 3).astype(float)
 
 
 def link_poses_at_zero(entity: Entity) -> dict[str, Pose]:
@@ -94,7 +75,8 @@ def link_poses_at_zero(entity: Entity) -> dict[str, Pose]:
     return poses
 
 
-def entity_points(entity: Entity, link_poses: Mapping[str, Pose]) -> np.ndarray | None:
+def entity_points(entity: Entity, link_poses: Mapping[str, Pose],
+                  read_mesh: MeshReader | None = None) -> np.ndarray | None:
     """Points enclosing every collision shape of ``entity`` with its links at ``link_poses``
     (in any one frame); None where no shape is bounded."""
     parts = []
@@ -103,7 +85,7 @@ def entity_points(entity: Entity, link_poses: Mapping[str, Pose]) -> np.ndarray 
         if link_pose is None:
             continue
         for collision in link.collisions:
-            points = shape_points(collision.shape)
+            points = shape_points(collision.shape, read_mesh)
             if points is None:
                 continue
             parts.append(transform_points(link_pose * collision.pose, points))

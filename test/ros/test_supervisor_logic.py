@@ -150,3 +150,11 @@ def test_reset_all_is_bit_identical_to_a_fresh_load_after_spawn_delete_and_telep
         used.step(100)
         fresh.step(100)
         assert _snapshot(used) == _snapshot(fresh)
+
+
+def test_mesh_file_vertices_are_read_as_the_loaders_read_them(tmp_path):
+    obj = tmp_path / 'tri.obj'
+    obj.write_text('v 0 0 0\nv 1 0 0\nv 0 2 3\nf 1 2 3\n')
+    vertices = logic.mesh_file_vertices(obj)
+    assert vertices.min(axis=0).tolist() == [0, 0, 0] and vertices.max(axis=0).tolist() == [1, 2, 3]
+    assert logic.mesh_file_vertices(tmp_path / 'missing.obj') is None

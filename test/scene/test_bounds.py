@@ -79,3 +79,15 @@ def test_box_and_sphere_overlap_by_the_nearest_point_of_the_box():
     box = ((0.0, 0.0, 0.0), (1.0, 1.0, 1.0))
     assert box_sphere_overlap(box, (1.5, 0.5, 0.5), 0.51)
     assert not box_sphere_overlap(box, (1.5, 1.5, 0.5), 0.7)    # corner distance 0.707
+
+
+def test_a_mesh_file_counts_through_the_reader_given_scaled_per_axis(tmp_path):
+    from scene_sim_ros.scene.geometry import MeshFile
+    shape = MeshFile(tmp_path / 'tri.obj', scale=(2.0, 1.0, 0.5))
+    link = Link('l', collisions=(Collision(shape),))
+    entity = Entity('mesh', 'object', (link,))
+    poses = link_poses_at_zero(entity)
+    assert aabb(entity_points(entity, poses)) is None   # no reader: not counted
+    vertices = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 2.0]])
+    box = aabb(entity_points(entity, poses, lambda path: vertices))
+    assert box == ((0.0, 0.0, 0.0), (2.0, 1.0, 1.0))

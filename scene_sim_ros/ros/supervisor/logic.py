@@ -266,3 +266,12 @@ def bounds_points(box: AABB | None) -> tuple[int, list[tuple[float, float, float
     if box is None:
         return BOUNDS_EMPTY, []
     return BOUNDS_BOX, [box[1], box[0]]   # "upper right and lower left corners"
+
+
+def mesh_file_vertices(path: Path) -> np.ndarray | None:
+    """The vertices of a mesh file as the loaders read it (None: unreadable), for bounds."""
+    from ...formats.mesh_files import MeshFileError, read_mesh_file
+    try:
+        return read_mesh_file(path).vertices
+    except MeshFileError:
+        return None

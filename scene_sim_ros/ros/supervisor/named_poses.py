@@ -24,6 +24,7 @@ from typing import Any
 from ...scene import Entity, Pose, Scene, bounds
 from ...scene.bounds import AABB
 from ...scene.transforms import quat_from_axis_angle, quat_normalized
+from .logic import mesh_file_vertices
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +57,8 @@ def start_poses(entities: Iterable[Entity], world: str) -> list[NamedPoseValues]
     for entity in entities:
         if entity.kind == 'static':
             continue
-        box = bounds.aabb(bounds.entity_points(entity, bounds.link_poses_at_zero(entity)))
+        box = bounds.aabb(bounds.entity_points(entity, bounds.link_poses_at_zero(entity),
+                                               mesh_file_vertices))
         poses.append(NamedPoseValues(
             f'{entity.name}_start', entity.pose, f'where {entity.name} starts in {world}',
             ('start', entity.kind, entity.name), box))

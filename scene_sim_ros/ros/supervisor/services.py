@@ -362,7 +362,7 @@ class Supervisor:
         if frame == 'entity':
             root = Pose(*self.sim.get_pose(name)).inverse()
             poses = {link: root * pose for link, pose in poses.items()}
-        return bounds.entity_points(entity, poses)
+        return bounds.entity_points(entity, poses, logic.mesh_file_vertices)
 
     @_handler
     async def get_entities(self, request: Any, response: Any) -> None:
