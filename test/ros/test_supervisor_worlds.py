@@ -62,6 +62,16 @@ BROKEN_WORLD = """<Simulation>
 </Simulation>
 """
 
+MESHLESS_ROBOT = """<?xml version="1.0"?>
+<robot name="meshless">
+  <link name="base">
+    <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><mesh filename="missing_body.stl"/></geometry></collision>
+    <collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision>
+  </link>
+</robot>
+"""
+
 NAMED_POSES = """\
 dock:
   position: [1.5, -0.5, 0.0]
@@ -78,6 +88,7 @@ def folder(tmp_path_factory):
     (folder / 'worlds').mkdir()
     (folder / 'worlds' / 'pucks.ros2').write_text(SMALL_WORLD)
     (folder / 'worlds' / 'broken.ros2').write_text(BROKEN_WORLD)
+    (folder / 'worlds' / 'meshless.urdf').write_text(MESHLESS_ROBOT)
     (folder / 'poses.yaml').write_text(NAMED_POSES)
     return folder
 
@@ -315,6 +326,33 @@ def test_a_uri_outside_the_world_folders_is_refused_unread(client, folder, outsi
     assert response.result.result in (Result.RESULT_OPERATION_FAILED, Result.RESULT_NOT_FOUND)
     assert 'root:' not in response.result.error_message
     assert ok(call(client, 'get_current_world')).world.name == 'default'
+
+
+def test_missing_assets_fail_a_load_unless_ignored_as_the_srv_says(client, folder):
+    from simulation_interfaces.srv import LoadWorld
+    uri = (folder / 'worlds' / 'meshless.urdf').as_uri()
+    refused = load(client, uri)
+    assert refused.result.result == LoadWorld.Response.MISSING_ASSETS
+    assert re.search(r"meshless\.urdf:\d+: .*'missing_body\.stl' not found",
+                     refused.result.error_message), refused.result.error_message
+    assert ok(call(client, 'get_current_world')).world.name == 'default'
+    ok(load(client, uri, ignore_missing_or_unsupported_assets=True))
+    assert entities(client) == ['meshless']
+
+
+@pytest.mark.parametrize('name, text', [
+    ('simox.xml', '<Scene name="S"><Robot name="r"><File>missing_robot.xml</File></Robot></Scene>'),
+    ('raisim.xml', '<raisim version="1.0"><objects><mesh name="m" file_name="missing.obj" '
+                   'mass="1"/></objects></raisim>'),
+    ('webots.wbt', '#VRML_SIM R2023b utf8\nSolid { children [ Shape { appearance Appearance { '
+                   'texture ImageTexture { url [ "missing.png" ] } } geometry Box { } } ] }\n'),
+    ('urdf.urdf', MESHLESS_ROBOT)])
+def test_every_loader_words_a_missing_file_as_load_world_recognises_it(tmp_path, name, text):
+    from scene_sim_ros import load_scene
+    from scene_sim_ros.ros.supervisor.world_services import MISSING_ASSET
+    (tmp_path / name).write_text(text)
+    warnings = load_scene(tmp_path / name).warnings
+    assert len(warnings) == 1 and MISSING_ASSET.search(warnings[0]), warnings
 
 
 def test_bad_load_requests_answer_the_srv_codes(client):

@@ -13,6 +13,7 @@ at the time of unloading.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +42,10 @@ if TYPE_CHECKING:
     from .services import Supervisor
 
 PARAMETER = 'worlds.paths'
+
+MISSING_ASSET = re.compile(r'\b(not found|not available locally)\b')
+"""How the loaders word a warning about a file a scene refers to and that is not there (a mesh,
+a texture url, a PROTO, an included robot): test_supervisor_worlds holds them to it."""
 
 
 def load_world_scene(path: Path) -> Scene:
@@ -113,6 +118,9 @@ class WorldServices:
         supervisor.loading = True
         try:
             scene = await self._parse(path)
+            missing = [w for w in scene.warnings if MISSING_ASSET.search(w)]
+            if missing and not request.ignore_missing_or_unsupported_assets:
+                raise SupervisorError(codes.MISSING_ASSETS, '; '.join(missing[:5]))
             if request.fail_on_unsupported_element and scene.warnings:
                 raise SupervisorError(codes.UNSUPPORTED_ELEMENTS, '; '.join(scene.warnings[:5]))
             facts = scene_description(scene, None if text else path)
