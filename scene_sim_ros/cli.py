@@ -386,9 +386,17 @@ def _start_rviz() -> None:
     subprocess.Popen([rviz, '-d', str(rviz_config)])
 
 
+def _show_native_crashes() -> None:
+    """A crash in native code (rclpy, DDS, PyBullet) then prints where it happened on stderr
+    (not where stderr is no file, e.g. captured by a caller)."""
+    try:
+        faulthandler.enable()
+    except (AttributeError, OSError, ValueError):   # io.UnsupportedOperation is an OSError
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    # a crash in native code (rclpy, DDS, PyBullet) then shows where it happened on stderr
-    faulthandler.enable()
+    _show_native_crashes()
     argv = list(sys.argv[1:] if argv is None else argv)
     ros_args: list[str] = []
     if '--ros-args' in argv:  # everything from --ros-args on belongs to ROS
