@@ -127,7 +127,7 @@ def load_scene(path: str | Path, *, parameters: Mapping[str, str] | None = None,
             scene = module.load(path, **options)
         except RecursionError:
             raise SceneLoadError('elements nest too deeply to read', path) from None
-    return validate(scene)
+    return validate(scene, strict)
 
 
 __all__ = ['LOADERS', 'format_of', 'load_scene', 'supported_extensions']

@@ -26,10 +26,12 @@ from . import limits
 _SKIPPED = frozenset({'metadata', 'warnings'})
 
 
-def validate(scene: Scene) -> Scene:
-    """Return ``scene`` unchanged, or raise at its first number out of contract."""
+def validate(scene: Scene, strict: bool = False) -> Scene:
+    """Return ``scene`` (its repairs made, each with a warning), or raise at its first number
+    out of contract. ``strict``: a repair is an error instead."""
     file = scene.source
     limits.check_time_step(_number(scene.step_length, 'time step', file), 'time step', file)
+    scene = _balance_inertias(scene, strict)
     checker = _Checker(limits.current(), file)
     for f in dataclasses.fields(scene):
         if f.name not in _SKIPPED and f.name != 'entities':
@@ -126,21 +128,93 @@ def _check_tree(entity: Entity, where: str, file: Path | str | None) -> None:
                                  'vector (zero or too large to normalise in the file)', file)
 
 
-def _check_inertia(inertia: tuple[float, ...], where: str, file: Path | str | None) -> None:
-    """Principal moments must be non-negative and obey the triangle inequality (each at most
-    the sum of the others, 1 % slack for rounded files): PyBullet stalls on a body whose
-    inertia no mass distribution has (one moment 1e10 times the others)."""
+def principal_moments(inertia: tuple[float, ...]) -> list[float]:
+    """The principal moments of an ``(ixx, ixy, ixz, iyy, iyz, izz)`` inertia, ascending."""
     ixx, ixy, ixz, iyy, iyz, izz = inertia
-    moments = sorted(np.linalg.eigvalsh(np.array([[ixx, ixy, ixz], [ixy, iyy, iyz],
-                                                  [ixz, iyz, izz]])))
+    return sorted(float(m) for m in np.linalg.eigvalsh(
+        np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])))
+
+
+def breaks_triangle_inequality(moments: list[float]) -> bool:
+    """The largest moment exceeds the sum of the others (1 % slack for rounded files): no mass
+    distribution has such an inertia, and PyBullet stalls for minutes on one whose largest
+    moment is 1e10 times the others."""
+    scale = max(abs(m) for m in moments)
+    return moments[2] > 1.01 * (moments[0] + moments[1]) + 1e-12 * scale
+
+
+def _check_inertia(inertia: tuple[float, ...], where: str, file: Path | str | None) -> None:
+    """Principal moments must be non-negative: ODE's dMassCheck refuses an inertia that is not
+    positive definite (Webots then reports the body's mass as invalid)."""
+    moments = principal_moments(inertia)
     scale = max(abs(m) for m in moments)
     if moments[0] < -1e-9 * scale:
         raise SceneLoadError(f'{where} has a negative principal moment of inertia '
-                             f'({moments[0]:g} kg m^2)', file)
-    if moments[2] > 1.01 * (moments[0] + moments[1]) + 1e-12 * scale:
-        raise SceneLoadError(f'{where} has an impossible inertia: principal moments '
-                             f'{moments[0]:g}, {moments[1]:g}, {moments[2]:g} kg m^2 (the '
-                             'largest must not exceed the sum of the others)', file)
+                             f'({moments[0]:g} kg m^2); ODE (Webots) refuses an inertia that is '
+                             'not positive definite', file)
+
+
+def _balance_inertias(scene: Scene, strict: bool) -> Scene:
+    """Inertias breaking the triangle inequality set to the mean of their principal moments
+    (MuJoCo's ``balanceinertia``: "silently set all three diagonal elements to their average
+    value"), one warning per link; with ``strict`` the first is an error."""
+    warnings: list[str] = []
+    entities = []
+    for entity in scene.entities:
+        links, changed = [], False
+        for link in entity.links:
+            repaired = _balanced(link, entity, scene, strict)
+            if repaired is not None:
+                link, warning = repaired
+                warnings.append(warning)
+                changed = True
+            links.append(link)
+        entities.append(dataclasses.replace(entity, links=tuple(links)) if changed else entity)
+    if not warnings:
+        return scene
+    return dataclasses.replace(scene, entities=tuple(entities),
+                               warnings=(*scene.warnings, *warnings))
+
+
+def _balanced(link: Any, entity: Entity, scene: Scene, strict: bool) -> tuple[Any, str] | None:
+    inertia = link.inertial.inertia
+    if not all(math.isfinite(v) for v in inertia) or not any(inertia):
+        return None   # the number checks report it; a zero inertia is a point mass
+    moments = principal_moments(inertia)
+    scale = max(abs(m) for m in moments)
+    if moments[0] < -1e-9 * scale or not breaks_triangle_inequality(moments):
+        return None
+    file = entity.source or scene.source
+    where = located(file, link.name)
+    shown = ', '.join(f'{m:g}' for m in moments)
+    if strict:
+        raise SceneLoadError(f'link {link.name!r} of {entity.name!r}: principal moments of '
+                             f'inertia {shown} kg m^2 break the triangle inequality (the largest '
+                             'exceeds the sum of the others; strict)', *where)
+    mean = sum(moments) / 3.0
+    inertial = dataclasses.replace(link.inertial, inertia=(mean, 0.0, 0.0, mean, 0.0, mean))
+    location = f'{where[0]}:{where[1]}: ' if where[1] else f'{where[0]}: ' if where[0] else ''
+    return (dataclasses.replace(link, inertial=inertial),
+            f'{location}link {link.name!r} of {entity.name!r}: principal moments of inertia '
+            f'{shown} kg m^2 break the triangle inequality; set to their mean {mean:g} as '
+            "MuJoCo's balanceinertia does (RaiSim, ODE and Bullet load it as it is; --strict "
+            'refuses it)')
+
+
+def located(file: str | Path | None, name: str) -> tuple[str | Path | None, int | None]:
+    """(file, line) of the first line of ``file`` naming ``name``: a ``name`` attribute or
+    Webots field first, else any quoted mention; the line is None where none does."""
+    if file is None:
+        return None, None
+    try:
+        text = Path(file).read_text(encoding='utf-8', errors='replace')
+    except OSError:
+        return file, None
+    for quoted in (f'name="{name}"', f"name='{name}'", f'name "{name}"', f'"{name}"', f"'{name}'"):
+        at = text.find(quoted)
+        if at >= 0:
+            return file, text.count('\n', 0, at) + 1
+    return file, None
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}

@@ -171,11 +171,19 @@ def test_unclosed_webots_template(write_file: WriteFile) -> None:
     assert error_of(path) == f'{path}:1002: template block %< is never closed'
 
 
-def test_impossible_inertia_that_stalled_pybullet(write_file: WriteFile) -> None:
+def test_impossible_inertia_that_stalled_pybullet_loads_balanced(write_file: WriteFile) -> None:
+    """RaiSim loads it; balanced as MuJoCo's balanceinertia does (test_validate_origin.py), the
+    body steps at once; strict refuses it."""
     path = write_file('w.xml', '<raisim version="1.0"><objects><sphere name="s" mass="1">'
                       '<dim radius="0.1"/><inertia xx="1e9" xy="0" xz="0" yy="0.1" yz="0" '
                       'zz="0.1"/></sphere></objects></raisim>')
-    assert "entity 's' link 's' has an impossible inertia" in error_of(path)
+    scene = load_scene(path)
+    assert [w for w in scene.warnings if "link 's' of 's'" in w and 'triangle' in w]
+    with Simulation(scene) as sim:
+        sim.step(10)
+        assert all(math.isfinite(v) for v in sim.get_pose('s')[0])
+    with pytest.raises(SceneLoadError, match='triangle inequality'):
+        load_scene(path, strict=True)
 
 
 def test_overflowing_joint_axis_that_gave_nan_poses(write_file: WriteFile) -> None:
