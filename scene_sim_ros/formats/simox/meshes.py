@@ -197,6 +197,8 @@ class _Parser:
 
 def _rotation(axis: tuple[float, ...], angle: float) -> np.ndarray:
     x, y, z = axis
+    if not all(math.isfinite(v) for v in (x, y, z, angle)):
+        raise MeshError(f'rotation {x:g} {y:g} {z:g} {angle:g} is not finite')
     n = math.sqrt(x * x + y * y + z * z)
     m = np.eye(4)
     if n == 0.0 or angle == 0.0:
@@ -379,7 +381,12 @@ class MeshReader:
         if key in self._meshes:
             return self._meshes[key]
         collector = _Collector(self, path)
-        self._traverse_file(path, _State(np.eye(4)), collector)
+        try:
+            self._traverse_file(path, _State(np.eye(4)), collector)
+        except (ValueError, ArithmeticError, IndexError, TypeError) as err:
+            # a malformed node the handlers did not foresee: the mesh is unusable, not the scene
+            where = collector.path or path
+            raise MeshError(f'malformed mesh file {where}: {type(err).__name__}: {err}') from None
         if not collector.triangles:
             raise MeshError(f'no triangles found in {path}')
         vertices = np.vstack(collector.vertices)
@@ -509,7 +516,8 @@ def _indexed_face_set(reader: MeshReader, node: Node, state: _State, collector: 
     coord = node.node('coord')
     if coord is not None:
         points = coord.array('point')
-        points = points.reshape(-1, 3) if points is not None else np.zeros((0, 3))
+        points = points.reshape(-1, 3) if points is not None and points.size % 3 == 0 \
+            else np.zeros((0, 3))   # as Coordinate3: an incomplete point list gives no faces
     else:
         points = state.coords if state.coords is not None else np.zeros((0, 3))
     index = node.array('coordIndex')
@@ -561,7 +569,10 @@ def _file(reader: MeshReader, node: Node, state: _State, collector: _Collector) 
             names.extend(str(v) for v in value)
     if not names:
         return
-    included = (collector.path.parent / names[0].strip('"')).resolve()
+    try:
+        included = (collector.path.parent / names[0].strip('"')).resolve()
+    except (OSError, ValueError) as err:  # a NUL byte, a name too long
+        raise MeshError(f'included file name {names[0][:80]!r} is not a path: {err}') from None
     reader._traverse_file(included, state.copy(), collector)
 
 

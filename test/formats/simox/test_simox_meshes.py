@@ -87,3 +87,18 @@ def test_meshes_cached_per_file_and_errors(write_file, tmp_path):
         reader.read(write_file('b.iv', 'solid x\nendsolid\n'))
     with pytest.raises(MeshError, match='no triangles'):
         reader.read(write_file('c.iv', '#Inventor V2.1 ascii\nSeparator { }\n'))
+
+
+# Mutants the fuzzer found escaping as raw exceptions (issue 43): each is now a MeshError, which
+# the Simox loader turns into a warning and a stand-in sphere.
+@pytest.mark.parametrize('body, error', [
+    ('IndexedFaceSet { coord Coordinate { point [ 0 0 0, 1 0 0, 0 1 ] } coordIndex [ 0, 1, 2, -1 ] }',
+     'no triangles'),
+    ('RotationXYZ { axis Z angle 1e999 } Cube { }', 'not finite'),
+    ('Rotation { rotation 0 0 1 1e999 } Cube { }', 'not finite'),
+    ('File { name "a\0b.iv" }', 'not a path'),
+])
+def test_malformed_nodes_are_mesh_errors_not_escapes(write_file, body, error):
+    path = write_file('bad.iv', f'#Inventor V2.1 ascii\nSeparator {{ {body} }}\n')
+    with pytest.raises(MeshError, match=error):
+        MeshReader().read(path)
