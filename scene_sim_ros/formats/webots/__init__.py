@@ -62,7 +62,7 @@ from ...scene.geometry import GREY, Box, Plane
 from ...scene.model import Collision, ContactDefaults, Entity, Light, Scene, Visual
 from ...scene.transforms import IDENTITY, Pose
 from . import fields
-from .context import Context, EntityDraft, node_pose, unique
+from .context import Context, EntityDraft, NameSet, node_pose, unique
 from .mapping import EntityBuilder, build_entity
 from .nodes import Node, Value
 from .parser import Document, parse_file
@@ -91,7 +91,7 @@ class _World:
         self.world_pose = world_pose
         self.entities: list[Entity] = []
         self.lights: list[Light] = []
-        self.names: set[str] = set()
+        self.names: set[str] = NameSet()
         self.background = (0.0, 0.0, 0.0, 1.0)
         self.controllers: dict[str, str] = {}
         self.viewpoint: Pose | None = None

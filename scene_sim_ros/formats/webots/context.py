@@ -17,13 +17,25 @@ from .geometry import GeometryContext
 from .nodes import Node
 
 
+class NameSet(set[str]):
+    """Names taken, with the next free ``(n)`` suffix of each base name: a world of 13,000
+    unnamed Solids named them in 17 s when every name searched ``solid(1)`` onwards."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.next_suffix: dict[str, int] = {}
+
+
 def unique(name: str, used: set[str]) -> str:
     """Webots' way: the second ``solid`` is ``solid(1)``."""
-    candidate, count = name, 0
+    count = used.next_suffix.get(name, 0) if isinstance(used, NameSet) else 0
+    candidate = f'{name}({count})' if count else name
     while candidate in used:
         count += 1
         candidate = f'{name}({count})'
     used.add(candidate)
+    if isinstance(used, NameSet):
+        used.next_suffix[name] = count + 1
     return candidate
 
 
@@ -100,9 +112,9 @@ class EntityDraft:
     links: list[LinkDraft] = field(default_factory=list)
     joints: list[Joint] = field(default_factory=list)
     sensors: list[Sensor] = field(default_factory=list)
-    link_names: set[str] = field(default_factory=set)
-    joint_names: set[str] = field(default_factory=set)
-    sensor_names: set[str] = field(default_factory=set)
+    link_names: set[str] = field(default_factory=NameSet)
+    joint_names: set[str] = field(default_factory=NameSet)
+    sensor_names: set[str] = field(default_factory=NameSet)
 
     def new_link(self, name: str) -> LinkDraft:
         link = LinkDraft(unique(name, self.link_names))

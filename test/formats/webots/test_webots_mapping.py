@@ -322,3 +322,15 @@ def test_contact_bounce_and_bounce_velocity_with_webots_defaults(write_file):
     ball, box = scene.material_pairs
     assert (ball.restitution, ball.restitution_threshold) == (0.7, 0.3)
     assert (box.restitution, box.restitution_threshold) == (0.5, 0.01)  # ContactProperties'
+
+
+def test_unnamed_solids_are_named_as_webots_names_them_skipping_names_taken():
+    """Webots: the second ``solid`` is ``solid(1)``; a name the file gives is never reused."""
+    from scene_sim_ros.formats.webots.context import NameSet, unique
+    used = NameSet()
+    names = [unique('solid', used) for _ in range(3)]
+    used.add('solid(4)')   # written in the file
+    names += [unique('solid', used) for _ in range(2)]
+    assert names == ['solid', 'solid(1)', 'solid(2)', 'solid(3)', 'solid(5)']
+    plain: set[str] = set()   # a plain set gives the same names
+    assert [unique('solid', plain) for _ in range(3)] == names[:3]
