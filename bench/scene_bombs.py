@@ -3,7 +3,7 @@
 Each case is a small generated scene that expands without bound (SimRobot ``ref`` doubling,
 Webots DEF/USE doubling, a RaiSim ``<array>`` of 10^9, a ``{math}`` huge power, a Simox
 RobotNode or robot-file cycle), a RaiSim world of 80 boxes inside each other (PyBullet took
-minutes per step) or a big file (200 MiB, over ``max_file_mb``; 63 MiB, just under it). Each
+minutes per step), 30 RaiSim arrays nested (2^30 objects) or a big file (200 MiB, over ``max_file_mb``; 63 MiB, just under it). Each
 load runs in a fresh process (``--repeat`` times: median time, peak RSS of the worst) and must
 end in a SceneLoadError; issue 19 asks for under 5 s and 1 GB each. Seconds are those of
 ``load_scene`` in that process (not its start-up). Prints a Markdown table and one JSON line.
@@ -70,11 +70,17 @@ def _big(head: str, unit: str, tail: str, mb: float) -> Callable[[], Iterator[st
 IFS = WBT + 'Solid { children [ Shape { geometry IndexedFaceSet { coord Coordinate { point [\n'
 ARRAY = ('<array idx="@@i" start="0" end="1000000000" increment="1"><sphere name="s@@i" '
          f'mass="1">{SPHERE}</sphere></array>')
+# 30 arrays of 2 inside each other: 2^30 objects (issue 43: 10 s before its error)
+NESTED_ARRAYS = f'<sphere name="s" mass="1">{SPHERE}</sphere>'
+for _level in range(30):
+    NESTED_ARRAYS = (f'<array idx="@@i{_level}" start="0" end="2" increment="1">'
+                     f'{NESTED_ARRAYS}</array>')
 # name -> (file name, generator of its text, extra files: name -> text)
 CASES: dict[str, tuple[str, Callable[[], Iterator[str]], dict[str, str]]] = {
     'simrobot_ref_doubling': ('bomb.ros2', _ref_doubling, {}),
     'webots_use_doubling': ('bomb.wbt', _use_doubling, {}),
     'raisim_array_1e9': ('bomb.xml', _raisim(ARRAY), {}),
+    'raisim_nested_arrays_2e30': ('bomb.xml', _raisim(NESTED_ARRAYS), {}),
     'raisim_math_power': ('bomb.xml', _raisim(_sphere('{((9**1000)**1000)**1000}')), {}),
     'raisim_math_caret': ('bomb.xml', _raisim(_sphere('{9^9^9^9^9^9}')), {}),
     'raisim_80_boxes_at_one_position': ('bomb.xml', _raisim(

@@ -37,6 +37,7 @@ class Loader:
     include_stack: list[Path] = field(default_factory=list)
     once: dict[str, tuple[int, int]] = field(default_factory=dict)  # message -> (index, count)
     budget: limits.ElementBudget = field(default_factory=limits.ElementBudget)
+    array_copies: int = 1  # how many times the <array> being expanded is (enclosing arrays)
 
     def warn(self, file: Path, line: int | None, message: str) -> None:
         text = f'{file}:{line}: {message}' if line else f'{file}: {message}'
