@@ -4,9 +4,10 @@ Each case is a small generated scene that expands without bound (SimRobot ``ref`
 Webots DEF/USE doubling, a RaiSim ``<array>`` of 10^9, a ``{math}`` huge power, a Simox
 RobotNode or robot-file cycle), a RaiSim world of 80 boxes inside each other (PyBullet took
 minutes per step), 30 RaiSim arrays nested (2^30 objects) or a big file (200 MiB, over
-``max_file_mb``; 63 MiB, just under it). Each load runs in a fresh process (``--repeat`` times: median time, peak RSS of the worst) and must
-end in a SceneLoadError; issue 19 asks for under 5 s and 1 GB each. Seconds are those of
-``load_scene`` in that process (not its start-up). Prints a Markdown table and one JSON line.
+``max_file_mb``; 63 MiB, just under it). Each load runs in a fresh process (``--repeat`` times:
+median time, peak RSS of the worst) and must end in a SceneLoadError; issue 19 asks for under
+5 s and 1 GB each. Seconds are those of ``load_scene`` in that process (not its start-up).
+Prints a Markdown table and one JSON line.
 
     python bench/scene_bombs.py                  # every case
     python bench/scene_bombs.py --case webots_200mb simrobot_200mb
