@@ -17,6 +17,7 @@ A procedural body (JavaScript ``%< >%`` or Lua ``%{ }%``) is first expanded per 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,7 +156,8 @@ class ProtoLibrary:
                        'id': str(self.template_count)}
             text = evaluate(proto.template_text, self._template_fields(proto, values),
                             proto.file, proto.template_line, context=context,
-                            header=_header(proto.file), limits=self.limits)
+                            header=_header(proto.file), limits=self.limits,
+                            report=self._template_report(proto))
             try:
                 body = parse_text(text, proto.file, proto.template_line).nodes
             except SceneLoadError as err:
@@ -171,6 +173,17 @@ class ProtoLibrary:
         root.def_name = instance.def_name
         root.proto = proto.name
         return root
+
+    def _template_report(self, proto: Any) -> Callable[[str, str], None]:
+        """What a template writes: stderr lines are warnings at its template line, stdout lines
+        info in the log (Webots' console shows both)."""
+        def report(kind: str, line: str) -> None:
+            if kind == 'warning':
+                self.warn(proto.file, proto.template_line,
+                          f'template of PROTO {proto.name}: {line}')
+            else:
+                logging.getLogger(__name__).info('template of PROTO %s: %s', proto.name, line)
+        return report
 
     # template values: Webots' JavaScript shapes of field values --------------------------------
     def _template_fields(self, proto: ProtoDef, values: dict[str, Value]) -> dict[str, Any]:

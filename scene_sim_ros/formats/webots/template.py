@@ -29,7 +29,9 @@ what Webots gives it:
 Differences from Webots: JavaScript runs as a script in strict mode (Webots runs an ES module,
 also strict); VRML text is copied exactly, where Webots puts it in a JavaScript template literal
 (so Webots would expand ``${...}`` and backslash escapes in it). Lua templates get the base
-library without file, process or module loading (``io``, ``os.execute``, ``dofile``...).
+library without file, process or module loading (``os.execute``, ``dofile``, ``io.open``...);
+``io.write`` and ``io.stderr:write`` reach the log as Webots' console shows them (info lines and
+warnings at the PROTO's template line).
 
 Limits (:class:`Limits`): each template runs for at most 2 s and uses at most 256 MiB, settable
 with the ``webots.template_time_limit`` (seconds) and ``webots.template_memory_limit`` (MiB)
@@ -46,12 +48,15 @@ import importlib
 import json
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ...errors import SceneLoadError
 from .template_modules import JS_MODULES, LUA_MODULES
+
+Report = Callable[[str, str], None]
+"""``report(kind, line)``: 'info' or 'warning', one line a template wrote."""
 
 WEBOTS_VERSION = {'major': 'R2025a', 'revision': '0'}
 UNDEFINED = '\0undefined'  # a NULL SFNode: ``undefined`` in JavaScript, ``nil`` in Lua
@@ -256,6 +261,19 @@ function(source, fields, context, modules, deadline)
     os = {clock = os.clock, time = os.time, date = os.date, difftime = os.difftime},
     fields = fields, context = context,
   }
+  -- Webots gives templates io.write / io.stderr:write (its console); nothing reaches a file
+  local written = {stdout = {}, stderr = {}}
+  local function writer(stream)
+    return function(self, ...)
+      for _, value in ipairs({...}) do
+        local pieces = written[stream]
+        pieces[#pieces + 1] = tostring(value)
+      end
+      return self
+    end
+  end
+  env.io = {stdout = {write = writer('stdout')}, stderr = {write = writer('stderr')}}
+  env.io.write = function(...) return writer('stdout')(env.io.stdout, ...) end
   env._G = env
   env.require = function(name)
     if loaded[name] == nil then
@@ -272,7 +290,7 @@ function(source, fields, context, modules, deadline)
   end, '', 10000)
   local ok, result = xpcall(chunk, debug.traceback)
   debug.sethook()
-  return ok, result
+  return ok, result, table.concat(written.stdout), table.concat(written.stderr)
 end
 """
 
@@ -301,7 +319,8 @@ def _lua_program(text: str, file: str, first_line: int) -> str:
     return ''.join(out)
 
 
-def _run_lua(program: str, fields: Any, context: Any, limits: Limits) -> str:
+def _run_lua(program: str, fields: Any, context: Any, limits: Limits,
+             report: Report | None = None) -> str:
     lupa = _engine('lupa.lua52', 'lupa')
 
     runtime = lupa.LuaRuntime(max_memory=limits.memory_bytes, unpack_returned_tuples=True,
@@ -311,8 +330,9 @@ def _run_lua(program: str, fields: Any, context: Any, limits: Limits) -> str:
     deadline = runtime.eval('os.clock()') + limits.time_s
     started = time.monotonic()
     try:
-        ok, result = runner(program, table(fields, recursive=True),
-                            table(context, recursive=True), table(LUA_MODULES), deadline)
+        ok, result, out, err = runner(program, table(fields, recursive=True),
+                                      table(context, recursive=True), table(LUA_MODULES),
+                                      deadline)
     except lupa.LuaMemoryError:
         raise _Failure(f'stopped at the memory limit of {limits.memory_bytes / 2**20:g} MiB',
                        None) from None
@@ -330,6 +350,11 @@ def _run_lua(program: str, fields: Any, context: Any, limits: Limits) -> str:
         first = message.split('\nstack traceback:', 1)[0]
         first = re.sub(r'^template:\d+: ', '', first)
         raise _Failure(first, _lua_line(message)) from None
+    if report is not None:
+        for kind, text in (('info', out), ('warning', err)):
+            for line in str(text or '').splitlines():
+                if line.strip():
+                    report(kind, line)
     return str(result)
 
 
@@ -350,10 +375,12 @@ def _lua_values(value: Any) -> Any:
 # entry point ---------------------------------------------------------------------------------------
 def evaluate(text: str, fields: dict[str, dict[str, Any]], file: str, first_line: int, *,
              context: Mapping[str, Any] | None = None, header: str = '',
-             limits: Limits | None = None) -> str:
+             limits: Limits | None = None, report: Report | None = None) -> str:
     """The VRML text of a procedural PROTO body ``text`` (which starts on ``first_line`` of
     ``file``) for one instance; ``fields`` maps a field name to ``{'value': ...,
-    'defaultValue': ...}`` in the template's value shapes (see the module docstring)."""
+    'defaultValue': ...}`` in the template's value shapes (see the module docstring).
+    ``report(kind, line)`` receives what a Lua template writes: ``io.write`` lines as 'info',
+    ``io.stderr:write`` lines as 'warning'."""
     limits = limits or Limits()
     full_context = {'os': 'linux', 'world': '', 'proto': file, 'project_path': '',
                     'webots_home': '', 'temporary_files_path': '', 'id': '0',
@@ -362,7 +389,8 @@ def evaluate(text: str, fields: dict[str, dict[str, Any]], file: str, first_line
     try:
         if language(text, header) == 'lua':
             program = _lua_program(text, file, first_line)
-            return _run_lua(program, _lua_values(fields), _lua_values(full_context), limits)
+            return _run_lua(program, _lua_values(fields), _lua_values(full_context), limits,
+                            report)
         js, lines = _js_program(text, file, first_line, fields, full_context)
         return _run_js(js, lines, limits)
     except _Failure as failure:

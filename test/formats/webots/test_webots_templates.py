@@ -115,7 +115,7 @@ PROTO LuaRack [
 ]
 {
   %{ local wbcore = require('wbcore')
-     local step = wbcore.tablecopy(fields.step.value) }%
+     local step = wbcore.deepcopy(fields.step.value) }%
   Robot {
     name "lua-%{= fields.count.value }%-%{= fields.count.defaultValue }%-%{= context.coordinate_system }%"
     children [
@@ -215,7 +215,7 @@ def test_lua_templates_cannot_reach_files_or_processes(body):
 
 def test_lua_helper_modules():
     body = ("%{ local v = require('wbvector3'); local r = require('wbrotation')\n"
-            "   local c = require('wbgeometry').circle(1, 4, {x = 0, y = 0}, 0) }%"
+            "   local c = require('wbgeometry').circle(1, 4, 0, 0, 0) }%"
             "%{= v.norm(v.cross({x = 1, y = 0, z = 0}, {x = 0, y = 2, z = 0})) }% "
             "%{= string.format('%.4f', r.combine({x = 0, y = 0, z = 1, a = 1}, {x = 0, y = 0, z = 1, a = 1}).a) }% "
             "%{= #c }%")
@@ -247,3 +247,107 @@ def test_missing_engine_is_a_load_error_saying_what_to_install(monkeypatch, modu
     monkeypatch.setitem(sys.modules, module, None)
     with pytest.raises(SceneLoadError, match=r'P\.proto:1: template error: .*pip install'):
         evaluate(body, {}, 'P.proto', 1, header=header)
+
+
+# Lua templates (Webots R2019b-R2022a): Webots' Lua modules and console, and the same numbers as
+# their JavaScript twins on the same fields (issue 43) ------------------------------------------
+
+LUA = '# template language: lua'
+LUA_TWIN = """%{ local v3 = require('wbvector3'); local rot = require('wbrotation')
+   local geo = require('wbgeometry'); local rnd = require('wbrandom'); local m = require('wbmath')
+   local p, q = fields.p.value, fields.q.value
+   local r = rot.combine({x = 0, y = 0, z = 1, a = fields.angle.value}, {x = 1, y = 0, z = 0, a = 0.3})
+   local turned = rot.rotatevector3byrotation(r, p)
+   local n = v3.normalize(v3.cross(p, q))
+   local c = geo.circle(fields.radius.value, 6, 0.5, -0.25, 0.1)
+   rnd.seed(fields.seed.value) }%
+%{= v3.dot(p, q) }% %{= v3.distance(p, q) }% %{= n.x }% %{= n.y }% %{= n.z }%
+%{= r.x }% %{= r.y }% %{= r.z }% %{= r.a }% %{= turned.x }% %{= turned.y }% %{= turned.z }%
+%{ for i = 1, #c do }%%{= c[i].x }% %{= c[i].y }% %{ end }%
+%{= rnd.real() }% %{= rnd.real(2, 5) }% %{= rnd.integer(10) }% %{= rnd.integer(3, 9) }% %{= m.degrees2radians(30) }%"""
+
+JS_TWIN = """%< import * as v3 from 'wbvector3.js'; import * as rot from 'wbrotation.js';
+   import * as geo from 'wbgeometry.js'; import * as rnd from 'wbrandom.js';
+   import * as m from 'wbmath.js';
+   const p = fields.p.value, q = fields.q.value;
+   const r = rot.combine({x: 0, y: 0, z: 1, a: fields.angle.value}, {x: 1, y: 0, z: 0, a: 0.3});
+   const turned = rot.rotateVector3ByRotation(r, p);
+   const n = v3.normalize(v3.cross(p, q));
+   const c = geo.circle(fields.radius.value, 6, {x: 0.5, y: -0.25}, 0.1);
+   rnd.seed(fields.seed.value); >%
+%<= v3.dot(p, q) >% %<= v3.distance(p, q) >% %<= n.x >% %<= n.y >% %<= n.z >%
+%<= r.x >% %<= r.y >% %<= r.z >% %<= r.a >% %<= turned.x >% %<= turned.y >% %<= turned.z >%
+%< for (const point of c) { >%%<= point.x >% %<= point.y >% %< } >%
+%<= rnd.real() >% %<= rnd.real(2, 5) >% %<= rnd.integer(10) >% %<= rnd.integer(3, 9) >% %<= m.degreesToRadians(30) >%"""
+
+TWIN_FIELDS = {'p': {'x': 0.3, 'y': -1.2, 'z': 2.0}, 'q': {'x': 1.5, 'y': 0.25, 'z': -0.7},
+               'angle': 1.1, 'radius': 0.8, 'seed': 42}
+
+
+def _numbers(text):
+    return [float(t) for t in text.split()]
+
+
+def test_lua_modules_give_the_numbers_of_their_javascript_twins():
+    fields = {k: {'value': v, 'defaultValue': v} for k, v in TWIN_FIELDS.items()}
+    lua = _numbers(evaluate(LUA_TWIN, fields, 'Twin.proto', 1, header=LUA))
+    js = _numbers(evaluate(JS_TWIN, fields, 'Twin.proto', 1))
+    assert len(lua) == len(js) == 12 + 2 * 7 + 5
+    assert lua == pytest.approx(js, rel=1e-12, abs=1e-12)
+
+
+def test_wbrandom_is_webots_visual_basic_generator():
+    """seed 0: state = (1140671485 * state + 12820163) mod 2^24 (Webots' wbrandom.js/.lua), in
+    doubles as JavaScript and Lua 5.2 compute it (the product outgrows 2^53 and rounds)."""
+    import math
+    state, expected = 0.0, []
+    for _ in range(3):
+        state = math.fmod(1140671485.0 * state + 12820163.0, 2.0 ** 24)
+        expected.append(state / (2 ** 24 - 1))
+    body = "%< import * as r from 'wbrandom.js'; >%%<= r.real() >% %<= r.real() >% %<= r.real() >%"
+    assert _numbers(evaluate(body, {}, 'P.proto', 1)) == pytest.approx(expected, rel=1e-12)
+    lua = "%{ local r = require('wbrandom') }%%{= r.real() }% %{= r.real() }% %{= r.real() }%"
+    assert _numbers(evaluate(lua, {}, 'P.proto', 1, header=LUA)) == pytest.approx(expected,
+                                                                                     rel=1e-12)
+
+
+@pytest.mark.parametrize('module, call, result', [
+    ('wbcore', 'local t = m.deepcopy({1, {2, 3}}); t[2][1] = 9; return m.tablelength(t)', '2'),
+    ('wbfile', "return m.getpathwithoutfilename('a\\\\b/c.proto')", 'a/b'),
+    ('wblimits', 'return m.maxdouble + m.mindouble', '0'),
+    ('wbmath', "return m.round(2.5) .. ' ' .. m.radians2degrees(math.pi)", '3 180'),
+    ('wbstring', "return table.concat(m.split('a,b,,c', ','), '|')", 'a|b||c'),
+    ('wbvector2', 'return m.cross({x = 1, y = 0}, {x = 0, y = 1})', '1'),
+    ('wbvector2', "local p = m.intersection({x = 0, y = 0}, {x = 2, y = 2}, {x = 0, y = 2}, "
+                  "{x = 2, y = 0}); return p.x .. ' ' .. p.y", '1 1'),
+    ('wbgeometry', 'return tostring(m.ispointinpolygon(0.5, 0.5, {{x = 0, y = 0}, {x = 1, y = 0}, '
+                   '{x = 1, y = 1}, {x = 0, y = 1}}))', 'true'),
+    # Webots' law: true when the sum of (x2 - x1)(y2 + y1) over the closed list is negative
+    ('wbgeometry', 'return tostring(m.islistclockwise2D({{x = 0, y = 0}, {x = 1, y = 1}, '
+                   '{x = 0, y = 1}}))', 'true'),
+    ('wbgeometry', 'return tostring(m.islistclockwise2D({{x = 0, y = 0}, {x = 0, y = 1}, '
+                   '{x = 1, y = 1}}))', 'false'),
+    ('wbgeometry', 'return #m.bspline2D({{x = 0, y = 0}, {x = 1, y = 1}, {x = 2, y = 0}}, 4)', '13'),
+    ('wbrotation', "local r = m.frommatrix3(m.tomatrix3({x = 0, y = 0, z = 1, a = 0.5})); "
+                   "return string.format('%.6f %.6f', r.z, r.a)", '0.958851 0.500000'),
+])
+def test_every_webots_lua_module_is_there(module, call, result):
+    body = f"%{{ local m = require('{module}'); local function f() {call} end }}%%{{= f() }}%"
+    assert evaluate(body, {}, 'P.proto', 1, header=LUA) == result
+
+
+def test_lua_console_writes_reach_the_log_and_the_warnings(write_file):
+    write_file('Talk.proto', """#VRML_SIM R2021a utf8
+    # template language: lua
+    PROTO Talk [ field SFFloat size 0.1 ]
+    {
+      %{ io.stderr:write('size ', fields.size.value, ' is small\\n')
+         io.write('building talk\\n') }%
+      Solid { boundingObject Box { size %{= fields.size.value }% 0.1 0.1 } }
+    }
+    """)
+    world = write_file('w.wbt', '#VRML_SIM R2021a utf8\nTalk { }\n')
+    scene = load(world)
+    talk = [w for w in scene.warnings if 'template of PROTO Talk' in w]
+    # at the template's first line (the body's opening brace)
+    assert talk == [f"{world.parent / 'Talk.proto'}:4: template of PROTO Talk: size 0.1 is small"]
