@@ -111,6 +111,22 @@ class Joint:
 
 
 @dataclass(frozen=True, slots=True)
+class Propeller:
+    """A propeller (Webots' ``Propeller``): the velocity ``omega`` of joint ``joint`` (its
+    motor) turned into a thrust ``T = t1 |omega| omega - t2 |omega| V`` along ``axis`` at
+    ``center`` and a torque ``Q = q1 |omega| omega - q2 |omega| V`` about ``axis``, both on link
+    ``link`` (``V``: the velocity of ``center`` along ``axis``); ``center`` and ``axis`` are in
+    that link's frame, ``thrust = (t1, t2)``, ``torque = (q1, q2)``."""
+
+    joint: str
+    link: str
+    center: Vec3 = ZERO
+    axis: Vec3 = (1.0, 0.0, 0.0)
+    thrust: tuple[float, float] = (1.0, 0.0)
+    torque: tuple[float, float] = (1.0, 0.0)
+
+
+@dataclass(frozen=True, slots=True)
 class Entity:
     """A robot, a free object or a static compound.
 
@@ -119,6 +135,7 @@ class Entity:
     bodies move with their initial velocity, unaffected by forces. ``disabled_collisions``
     lists link pairs that never collide; ``self_collision`` enables collisions between other
     links of the entity. ``urdf`` is the entity's own URDF text when the format supplied one.
+    ``propellers`` turn their joints' velocities into thrust (:class:`Propeller`).
     """
 
     name: str
@@ -137,6 +154,7 @@ class Entity:
     collision_mask: int | None = None
     urdf: str | None = None
     source: str | None = None
+    propellers: tuple[Propeller, ...] = ()
 
     @property
     def root(self) -> Link:

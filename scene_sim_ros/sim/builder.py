@@ -72,6 +72,10 @@ PART_FORCE = 1e7  # N, what the constraint holding a part to its parent may take
 PROXY_INERTIA = 1e-6  # kg*m^2, principal moments of a part's proxy base
 
 
+PYBULLET_MAX_JOINT_VELOCITY = 100.0
+"""PyBullet's default ``maxJointVelocity`` of a multibody (rad/s or m/s, every coordinate)."""
+
+
 @dataclass
 class Builder:
     """Creates entities in one PyBullet client, sharing shapes through ``shapes``."""
@@ -352,8 +356,17 @@ class Builder:
         """PyBullet's ``maxJointVelocity`` is one cap per body on every coordinate, a free
         base's too (a robot with a 5 rad/s joint falls at most 5 m/s), whichever link sets it:
         a fixed-base body gets the largest of its joints' limits (motors keep each joint within
-        its own, :mod:`.motors`), a free one (parts' proxies too) none."""
+        its own, :mod:`.motors`), a free one (parts' proxies too) none, unless a motor of it
+        must run faster than PyBullet's default cap of 100 rad/s (a propeller's helix): then
+        that motor's limit."""
         if not built.fixed:
+            motor_limits = [float(getattr(joint.motor, 'max_velocity', math.inf))
+                            for joint in joints if joint.movable and joint.motor is not None]
+            fastest = max((v for v in motor_limits if math.isfinite(v)), default=0.0)
+            if fastest > PYBULLET_MAX_JOINT_VELOCITY and any(
+                    i >= 0 and built.locate(i)[0] == built.body for i in built.link_names):
+                pb.changeDynamics(built.body, 0, maxJointVelocity=fastest,
+                                  physicsClientId=self.client)
             return
         limits = [math.inf if joint.max_velocity is None else joint.max_velocity
                   for joint in joints if joint.movable

@@ -212,6 +212,7 @@ class Simulation(StateQueries, WorldEdits):
             self._move_kinematic()
             for sub in range(self.substeps, 0, -1):
                 self._apply_motors()
+                self._apply_propellers()
                 self._apply_pushes(last=sub == 1)
                 self._wires.apply(self.step_length / self.substeps)
                 self._bounce.before_step()
@@ -281,6 +282,33 @@ class Simulation(StateQueries, WorldEdits):
                 pb.setJointMotorControlArray(body, [i for i, _ in torque], pb.TORQUE_CONTROL,
                                              forces=[f for _, f in torque],
                                              physicsClientId=client)
+
+    def _apply_propellers(self) -> None:
+        """Thrust and torque of every propeller from its joint's velocity (Webots' law, see
+        :class:`~scene_sim_ros.scene.Propeller`), on its link, for the coming physics step."""
+        for built in self._entities.values():
+            propellers = built.entity.propellers
+            if not propellers:
+                continue
+            _, velocities, _ = self._joint_sample(built)
+            joints = [j.name for j in built.movable_joints]
+            for propeller in propellers:
+                omega = float(velocities[joints.index(propeller.joint)])
+                index = self.link_index(built.name, propeller.link)
+                pose, linear, angular = self._link_state(built, index)
+                center = pose * Pose(propeller.center)
+                axis = pose.rotate(propeller.axis)
+                arm = [c - p for c, p in zip(center.position, pose.position)]
+                spin = np.cross(angular, arm)
+                along = sum((v + w) * a for v, w, a in zip(linear, spin, axis))
+                (t1, t2), (q1, q2) = propeller.thrust, propeller.torque
+                thrust = t1 * abs(omega) * omega - t2 * abs(omega) * along
+                torque = q1 * abs(omega) * omega - q2 * abs(omega) * along
+                body, link = built.locate(index)
+                pb.applyExternalForce(body, link, [thrust * a for a in axis], center.position,
+                                      pb.WORLD_FRAME, physicsClientId=self.client)
+                pb.applyExternalTorque(body, link, [torque * a for a in axis], pb.WORLD_FRAME,
+                                       physicsClientId=self.client)
 
     def _apply_pushes(self, last: bool = True) -> None:
         for push in self._pushes:

@@ -15,7 +15,10 @@ bounding objects (Box, Sphere, Cylinder, Capsule, Plane, IndexedFaceSet, Mesh (l
 ElevationGrid (R2022a+), Group, Transform/Pose), ``Shape`` appearances (PBRAppearance
 baseColor, Material diffuseColor, transparency, local ImageTextures) -> visuals,
 ``HingeJoint``/``SliderJoint`` -> revolute/prismatic joints, ``Hinge2Joint`` -> two revolute
-joints through a 1 g intermediate link, ``BallJoint`` -> 'ball'; ``RotationalMotor``/
+joints through a 1 g intermediate link, ``BallJoint`` -> 'ball', ``Propeller`` -> a
+velocity-controlled revolute joint (its motor's name) turning a 1 g helix on the shaft axis and
+a :class:`~scene_sim_ros.scene.Propeller` whose thrust and torque laws the simulation applies
+(Webots' ``T = t1 |w| w - t2 |w| V``, ``Q = q1 |w| w - q2 |w| V``); ``RotationalMotor``/
 ``LinearMotor`` -> :class:`ServoMotor` (position control as in Webots: ``controlPID``,
 ``maxVelocity``, ``maxTorque``/``maxForce``; the P gain is raised to at least 1/step so that
 a far target is approached at ``maxVelocity`` as in Webots, because our servo slew-limits its

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...scene.inertia import Inertia6, combine
-from ...scene.model import Collision, Inertial, Joint, Link, Visual
+from ...scene.model import Collision, Inertial, Joint, Link, Propeller, Visual
 from ...scene.sensors import Sensor
 from ...scene.transforms import Pose, Vec3
 from .geometry import GeometryContext
@@ -112,6 +112,7 @@ class EntityDraft:
     links: list[LinkDraft] = field(default_factory=list)
     joints: list[Joint] = field(default_factory=list)
     sensors: list[Sensor] = field(default_factory=list)
+    propellers: list[Propeller] = field(default_factory=list)
     link_names: set[str] = field(default_factory=NameSet)
     joint_names: set[str] = field(default_factory=NameSet)
     sensor_names: set[str] = field(default_factory=NameSet)

@@ -33,7 +33,7 @@ from .nodes import Node
 OLD_OPTICAL_TO_SENSOR = Pose(orientation=quat_from_matrix(((0, -1, 0), (0, 0, 1), (-1, 0, 0))))
 UNSIMULATED_DEVICES = frozenset({
     'LED', 'Emitter', 'Receiver', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
-    'Connector', 'Charger', 'Propeller', 'Altimeter', 'VacuumGripper', 'Track', 'Brake',
+    'Connector', 'Charger', 'Altimeter', 'VacuumGripper', 'Track', 'Brake',
     'Muscle', 'Skin', 'Focus', 'Zoom', 'Recognition', 'Lens', 'LensDistortion',
     'Billboard', 'TrackWheel', 'CadShape',
 })

@@ -28,9 +28,10 @@ from ...scene.model import (
     EntityKind,
     Joint,
     JointType,
+    Propeller,
     Visual,
 )
-from ...scene.motors import ServoMotor
+from ...scene.motors import ServoMotor, VelocityMotor
 from ...scene.sensors import JointPositionSensor
 from ...scene.transforms import (
     IDENTITY,
@@ -63,6 +64,7 @@ from .nodes import Node
 from .protos import BASE_NODES
 
 HINGE2_LINK_MASS = 1e-3  # kg: the intermediate link of a Hinge2Joint (massless in Webots)
+HELIX_MASS = 1e-3  # kg: a Propeller's helix (Webots gives it no mass; PyBullet needs some)
 DEFAULT_INERTIA_RADIUS = 0.05  # m: a solid with a mass but no bounding object is a ball this big
 NO_SCALE: Vec3 = (1.0, 1.0, 1.0)
 
@@ -418,6 +420,49 @@ class EntityBuilder:
                        quat_rotate(quat_conjugate(frame.orientation), axis2),
                        node.node('jointParameters2'), 'device2', f'{child.name} joint')
 
+    def propeller(self, node: Node, link: LinkDraft, pose: Pose) -> None:
+        """Webots' Propeller: its RotationalMotor turns a helix (a revolute joint, velocity
+        controlled; the helix has the slowHelix's shapes and next to no mass, as Webots gives
+        it none) and its velocity becomes thrust and torque on ``link`` (a :class:`Propeller`,
+        applied by the simulation every step)."""
+        motor = node.node('device')
+        if motor is None or motor.type != 'RotationalMotor':
+            self.context.warn_once(node, 'Propeller without a RotationalMotor device makes no '
+                                   'thrust; only its shapes are kept')
+            slow = node.node('slowHelix')
+            if slow is not None:
+                self.nested_solid(slow, link, pose)
+            return
+        axis = node.vec3('shaftAxis', (1.0, 0.0, 0.0))
+        if not 0.0 < math.sqrt(sum(a * a for a in axis)) < math.inf:
+            raise node.error('Propeller.shaftAxis is zero or too large')
+        center = node.vec3('centerOfThrust', (0.0, 0.0, 0.0))
+        helix_node = node.node('slowHelix') or node.node('fastHelix')
+        helix_link = self.draft.new_link(solid_name(helix_node) if helix_node is not None
+                                         else f'{motor.string("name", "propeller")} helix')
+        # the helix spins about the shaft axis through its own origin (else a helix off the
+        # axis would orbit it, pulling the robot round at rotor speed)
+        hub = Pose(node_pose(helix_node).position if helix_node is not None else center)
+        if helix_node is not None:
+            self.children(helix_node.nodes('children'), helix_link,
+                          hub.inverse() * node_pose(helix_node))
+        inertia = 0.4 * HELIX_MASS * 1e-4
+        helix_link.mass_parts = [(HELIX_MASS, (0.0, 0.0, 0.0),
+                                  (inertia, 0.0, 0.0, inertia, 0.0, inertia))]
+        name = unique(motor.string('name', 'rotational motor'), self.draft.joint_names)
+        unit_axis = normalized(axis)
+        self.draft.joints.append(Joint(
+            name, 'revolute', link.name, helix_link.name, pose * hub,
+            quat_rotate(quat_conjugate(hub.orientation), unit_axis),
+            motor=VelocityMotor(motor.float('maxVelocity', 10.0),
+                                motor.float('maxTorque', 10.0))))
+        t1, t2 = node.floats('thrustConstants', 2, (1.0, 0.0))
+        q1, q2 = node.floats('torqueConstants', 2, (1.0, 0.0))
+        self.draft.propellers.append(Propeller(
+            name, link.name, (pose * Pose(center)).position, quat_rotate(pose.orientation,
+                                                                          unit_axis),
+            (t1, t2), (q1, q2)))
+
     def ball(self, node: Node, link: LinkDraft, pose: Pose) -> None:
         end = self.end_point(node)
         if end is None:
@@ -446,6 +491,7 @@ JOINT_HANDLERS: dict[str, Callable[[EntityBuilder, Node, LinkDraft, Pose], None]
     'SliderJoint': EntityBuilder.slider,
     'Hinge2Joint': EntityBuilder.hinge2,
     'BallJoint': EntityBuilder.ball,
+    'Propeller': EntityBuilder.propeller,
 }
 
 
@@ -465,4 +511,5 @@ def build_entity(context: Context, node: Node, world_pose: Pose, used_names: set
         kind = 'object' if has_physics else 'static'
     return Entity(draft.name, kind, tuple(link.freeze() for link in draft.links),
                   tuple(draft.joints), tuple(draft.sensors), world_pose * node_pose(node),
-                  fixed_base=not has_physics, source=node.proto)
+                  fixed_base=not has_physics, source=node.proto,
+                  propellers=tuple(draft.propellers))
