@@ -31,29 +31,43 @@ ROTOR = """
         children [ Shape {{ geometry Cylinder {{ height 0.005 radius 0.06 }} }} ] }}
     }}"""
 
-QUADCOPTER = """#VRML_SIM R2023b utf8
-WorldInfo {{ basicTimeStep 4 }}
-Robot {{
-  name "quad"
-  translation 0 0 1
-  children [
-    Shape {{ geometry Box {{ size 0.3 0.3 0.05 }} }}
+QUAD_PROTO = """#VRML_SIM R2023b utf8
+PROTO Quad [
+  field SFVec3f translation 0 0 1
+  field SFString name "quad"
+  field SFFloat mass 1
+]
+{{
+  Robot {{
+    translation IS translation
+    name IS name
+    children [
+      Shape {{ geometry Box {{ size 0.3 0.3 0.05 }} }}
 {rotors}
-  ]
-  boundingObject Box {{ size 0.3 0.3 0.05 }}
-  physics Physics {{ density -1 mass {mass} }}
+    ]
+    boundingObject Box {{ size 0.3 0.3 0.05 }}
+    physics Physics {{ density -1 mass IS mass }}
+  }}
 }}
+"""
+
+WORLD = """#VRML_SIM R2023b utf8
+EXTERNPROTO "Quad.proto"
+WorldInfo { basicTimeStep 4 }
+Quad { mass %s }
 """
 
 
 def quadcopter(tmp_path):
+    """The quadcopter from a PROTO (Quad.proto beside the world), as webots_ros2's are."""
     # rotors 1 and 3 spin positive, 2 and 4 negative: their thrust constants carry the sign
     # (as the Mavic's PROTO does) so that all four lift, and their torques cancel
     rotors = ''.join(ROTOR.format(n=n, x=x, y=y, t1=T1 * sign, q1=Q1)
                      for n, (x, y, sign) in enumerate(
                          [(ARM, ARM, 1), (-ARM, ARM, -1), (-ARM, -ARM, 1), (ARM, -ARM, -1)], 1))
+    (tmp_path / 'Quad.proto').write_text(QUAD_PROTO.format(rotors=rotors))
     path = tmp_path / 'quad.wbt'
-    path.write_text(QUADCOPTER.format(rotors=rotors, mass=BODY_MASS))
+    path.write_text(WORLD % BODY_MASS)
     return load_scene(path)
 
 
