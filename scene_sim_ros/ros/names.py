@@ -8,7 +8,7 @@ import re
 _NOT_NAME = re.compile(r'[^A-Za-z0-9_]')
 
 SENSOR_TOPICS: dict[str, tuple[tuple[str, str], ...]] = {
-    # sensor kind -> (topic suffix, message type); 'set' is a subscription
+    # sensor kind -> (topic suffix, message type); 'set' and 'send' are subscriptions
     'camera': (('image_raw', 'sensor_msgs/msg/Image'), ('camera_info', 'sensor_msgs/msg/CameraInfo')),
     'depth_camera': (('image_raw', 'sensor_msgs/msg/Image'),
                      ('camera_info', 'sensor_msgs/msg/CameraInfo')),
@@ -26,9 +26,11 @@ SENSOR_TOPICS: dict[str, tuple[tuple[str, str], ...]] = {
     'gps': (('position', 'geometry_msgs/msg/PointStamped'),),
     'compass': (('magnetic_field', 'sensor_msgs/msg/MagneticField'),),
     'joint_position': (('position', 'std_msgs/msg/Float64'),),
+    'emitter': (('send', 'std_msgs/msg/String'),),
+    'receiver': (('receive', 'std_msgs/msg/String'),),
 }
 
-SUBSCRIBED_SUFFIXES = ('set',)
+SUBSCRIBED_SUFFIXES = ('set', 'send')
 
 TRAJECTORY_CONTROLLER = 'joint_trajectory_controller'
 """Namespace of the FollowJointTrajectory action and its state topic, as ros2_control names it."""

@@ -31,6 +31,7 @@ PUBLISH_RATES = {  # Hz in sim time, 0 = after every step (config/params.yaml do
     'collision': 0.0,
     'user_input': 10.0,
     'gps': 0.0,
+    'radio': 0.0,
 }
 
 NUMBER_TYPES = (int, float)

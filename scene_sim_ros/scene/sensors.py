@@ -185,8 +185,38 @@ class JointPositionSensor:
     kind: ClassVar[str] = 'joint_position'
 
 
+@dataclass(frozen=True, slots=True)
+class Emitter:
+    r"""Sends text packets to the :class:`Receiver`\ s of its ``medium`` and ``channel`` (-1: every
+    channel) within ``range`` (m; < 0: unlimited) and its ``aperture`` (rad, a cone about +x;
+    < 0: every direction), delivered one step after they are sent (Webots' Emitter)."""
+
+    name: str
+    link: str
+    channel: int = 0
+    range: float = -1.0
+    aperture: float = -1.0
+    medium: str = 'radio'
+    pose: Pose = IDENTITY
+    kind: ClassVar[str] = 'emitter'
+
+
+@dataclass(frozen=True, slots=True)
+class Receiver:
+    r"""Receives the packets of :class:`Emitter`\ s (same ``medium``; ``channel`` -1 hears every
+    channel) from within its ``aperture`` (rad about +x; < 0: every direction)."""
+
+    name: str
+    link: str
+    channel: int = 0
+    aperture: float = -1.0
+    medium: str = 'radio'
+    pose: Pose = IDENTITY
+    kind: ClassVar[str] = 'receiver'
+
+
 Sensor = (Camera | DepthCamera | SegmentationCamera | SingleDistanceSensor | ApproxDistanceSensor
           | Accelerometer | Gyroscope | InertialUnit | Gps | Compass | CollisionSensor | UserInput
-          | JointPositionSensor)
+          | JointPositionSensor | Emitter | Receiver)
 
 IMAGE_SENSORS = (Camera, DepthCamera, SegmentationCamera)

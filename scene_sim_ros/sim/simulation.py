@@ -343,6 +343,10 @@ class Simulation(StateQueries, WorldEdits):
         """Current reading of ``sensor`` of ``entity`` (numpy array or dict)."""
         return self.reader(entity, sensor).read()
 
+    def sensor_readers(self) -> list[Any]:
+        """Every sensor reader created so far (the emitters look for their receivers)."""
+        return list(self._readers.values())
+
     def reader(self, entity: str, sensor: str) -> Any:
         """The reader object of a sensor (created on first use), e.g. to ``set()`` a user input.
 

@@ -26,7 +26,8 @@ set-point first; ``minPosition``/``maxPosition`` or the joint stops
 as limits; the motor's name names the joint), ``PositionSensor`` -> joint position sensor,
 ``Camera``, ``RangeFinder`` and ``Lidar`` -> (depth) cameras, ``DistanceSensor`` (range from
 the lookup table), ``TouchSensor`` -> collision sensor, ``Accelerometer``, ``Gyro``,
-``InertialUnit``, ``GPS``, ``Compass``. Since R2022a Webots devices look along +x with z up,
+``InertialUnit``, ``GPS``, ``Compass``, ``Emitter``/``Receiver`` (range, aperture, channel,
+type). Since R2022a Webots devices look along +x with z up,
 as our sensors do; older cameras looked along -z with y up and are rotated accordingly.
 Modules: :mod:`.mapping` (Solid/Robot trees: solids, shapes, joints, devices' placement),
 :mod:`.devices` (devices -> sensors), :mod:`.world` (WorldInfo, lights), :mod:`.appearance`

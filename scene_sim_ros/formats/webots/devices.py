@@ -1,8 +1,8 @@
 """Webots devices -> sensors: one builder per device type (``SENSOR_HANDLERS``: Camera,
 RangeFinder, Lidar, DistanceSensor, TouchSensor, Accelerometer, Gyro, InertialUnit, GPS, Compass,
-with each type's default name), the optical devices and their pre-R2022a frame, and the devices
-that are not simulated (``UNSIMULATED_DEVICES``, ``UNSIMULATED_SOLIDS``); the builder that places
-them is :class:`~.mapping.EntityBuilder`."""
+Emitter, Receiver, with each type's default name), the optical devices and their pre-R2022a
+frame, and the devices that are not simulated (``UNSIMULATED_DEVICES``, ``UNSIMULATED_SOLIDS``);
+the builder that places them is :class:`~.mapping.EntityBuilder`."""
 
 from __future__ import annotations
 
@@ -18,9 +18,11 @@ from ...scene.sensors import (
     CollisionSensor,
     Compass,
     DepthCamera,
+    Emitter,
     Gps,
     Gyroscope,
     InertialUnit,
+    Receiver,
     Sensor,
     SingleDistanceSensor,
 )
@@ -32,14 +34,14 @@ from .nodes import Node
 # looks along +x with z up: x_sensor = -z_device, y_sensor = -x_device, z_sensor = y_device.
 OLD_OPTICAL_TO_SENSOR = Pose(orientation=quat_from_matrix(((0, -1, 0), (0, 0, 1), (-1, 0, 0))))
 UNSIMULATED_DEVICES = frozenset({
-    'LED', 'Emitter', 'Receiver', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
+    'LED', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
     'Connector', 'Charger', 'Altimeter', 'VacuumGripper', 'Track', 'Brake',
     'Muscle', 'Skin', 'Focus', 'Zoom', 'Recognition', 'Lens', 'LensDistortion',
     'Billboard', 'TrackWheel', 'CadShape',
 })
 # the devices above that are Solids: a body of their own (bounding object, physics, children)
 UNSIMULATED_SOLIDS = frozenset({
-    'LED', 'Emitter', 'Receiver', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
+    'LED', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
     'Connector', 'Charger', 'Altimeter', 'VacuumGripper', 'Track',
 })
 
@@ -116,6 +118,24 @@ def _touch_sensor(b: DeviceHost, node: Node, name: str, link: LinkDraft,
     return CollisionSensor(name, link.name, tuple(names), mount)
 
 
+def _emitter(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
+    """Webots' Emitter: ``range`` (-1: unlimited; ``maxRange`` bounds it), ``aperture`` (-1:
+    every direction), ``channel`` (-1: broadcast on every channel), ``type``."""
+    reach = node.float('range', -1.0)
+    most = node.float('maxRange', -1.0)
+    if most >= 0.0 and (reach < 0.0 or reach > most):
+        reach = most
+    return Emitter(name, link.name, int(node.float('channel', 0)), reach,
+                   node.float('aperture', -1.0), node.string('type', 'radio'), mount)
+
+
+def _receiver(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
+    """Webots' Receiver: ``aperture`` (-1: every direction), ``channel`` (-1: every channel),
+    ``type``."""
+    return Receiver(name, link.name, int(node.float('channel', 0)),
+                    node.float('aperture', -1.0), node.string('type', 'radio'), mount)
+
+
 def _simple(kind: Callable[[str, str, Pose], Sensor]
             ) -> Callable[[DeviceHost, Node, str, LinkDraft, Pose], Sensor]:
     def make(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
@@ -135,5 +155,7 @@ SENSOR_HANDLERS: dict[str, tuple[Callable[[DeviceHost, Node, str, LinkDraft, Pos
     'InertialUnit': (_simple(InertialUnit), 'inertial unit'),
     'GPS': (_simple(Gps), 'gps'),
     'Compass': (_simple(Compass), 'compass'),
+    'Emitter': (_emitter, 'emitter'),
+    'Receiver': (_receiver, 'receiver'),
 }
 OPTICAL_DEVICES = frozenset({'Camera', 'RangeFinder', 'Lidar'})

@@ -14,6 +14,7 @@ collision                CollisionAdapter        contact
 user_input               UserInputAdapter        value, set (in)
 gps / compass            GpsAdapter / Compass..  position / magnetic_field
 joint_position           JointPositionAdapter    position
+emitter / receiver       EmitterAdapter / Re...  send (in) / receive (std_msgs/String packets)
 =======================  ======================  ===============================================
 """
 
@@ -27,6 +28,7 @@ from .collision import CollisionAdapter
 from .depth import DepthAdapter
 from .imu import ImuAdapter
 from .misc import CompassAdapter, GpsAdapter, JointPositionAdapter
+from .radio import EmitterAdapter, ReceiverAdapter
 from .ranges import RangeAdapter
 from .segmentation import SegmentationAdapter
 from .user_input import UserInputAdapter
@@ -45,6 +47,8 @@ ADAPTERS: dict[str, type[SensorAdapter]] = {
     'gps': GpsAdapter,
     'compass': CompassAdapter,
     'joint_position': JointPositionAdapter,
+    'emitter': EmitterAdapter,
+    'receiver': ReceiverAdapter,
 }
 
 

@@ -28,6 +28,8 @@ Compass                (3,) float64 unit vector to north (world +y) in the senso
 CollisionSensor        {'in_contact': bool, 'contacts': sorted list of 'entity/link'}
 UserInput              float; ``reader.set(value)`` (ValueError outside minimum..maximum)
 JointPositionSensor    float (rad or m)
+Emitter                int, packets sent so far; ``reader.send(text)`` queues one (:mod:`.radio`)
+Receiver               list of str, the packets received since the last read (:mod:`.radio`)
 =====================  ========================================================================
 
 Images are rendered only when read and at most once per physics step per view (see
@@ -48,6 +50,7 @@ from .base import Reader
 from .cameras import CameraReader, DepthCameraReader, SegmentationCameraReader, entity_color
 from .contact import CollisionSensorReader
 from .inertial import AccelerometerReader, CompassReader, GpsReader, GyroscopeReader, InertialUnitReader
+from .radio import EmitterReader, ReceiverReader
 from .rays import ApproxDistanceReader, SingleDistanceReader, SphericalDepthReader
 from .rendering import RenderCache, invalidate_renders, prepare_rendering, pybullet_draws, render_cache
 from .user_input import JointPositionReader, UserInputReader
@@ -66,6 +69,8 @@ READERS: dict[type, type[Reader]] = {
     model.CollisionSensor: CollisionSensorReader,
     model.UserInput: UserInputReader,
     model.JointPositionSensor: JointPositionReader,
+    model.Emitter: EmitterReader,
+    model.Receiver: ReceiverReader,
 }
 
 PROJECTIONS = ('perspective', 'spherical')
