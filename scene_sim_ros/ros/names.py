@@ -28,6 +28,7 @@ SENSOR_TOPICS: dict[str, tuple[tuple[str, str], ...]] = {
     'joint_position': (('position', 'std_msgs/msg/Float64'),),
     'emitter': (('send', 'std_msgs/msg/String'),),
     'receiver': (('receive', 'std_msgs/msg/String'),),
+    'led': (('state', 'std_msgs/msg/Int32'), ('set', 'std_msgs/msg/Int32')),
 }
 
 SUBSCRIBED_SUFFIXES = ('set', 'send')

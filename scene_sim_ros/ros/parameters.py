@@ -32,6 +32,7 @@ PUBLISH_RATES = {  # Hz in sim time, 0 = after every step (config/params.yaml do
     'user_input': 10.0,
     'gps': 0.0,
     'radio': 0.0,
+    'led': 0.0,
 }
 
 NUMBER_TYPES = (int, float)

@@ -186,6 +186,19 @@ class JointPositionSensor:
 
 
 @dataclass(frozen=True, slots=True)
+class Led:
+    """A light a controller switches (Webots' LED): value 0 is off, ``1..len(colors)`` lights
+    that colour; a ``gradual`` LED takes any 0xRRGGBB colour (0: off)."""
+
+    name: str
+    link: str
+    colors: tuple[tuple[float, float, float], ...] = ((1.0, 0.0, 0.0),)
+    gradual: bool = False
+    pose: Pose = IDENTITY
+    kind: ClassVar[str] = 'led'
+
+
+@dataclass(frozen=True, slots=True)
 class Emitter:
     r"""Sends text packets to the :class:`Receiver`\ s of its ``medium`` and ``channel`` (-1: every
     channel) within ``range`` (m; < 0: unlimited) and its ``aperture`` (rad, a cone about +x;
@@ -217,6 +230,6 @@ class Receiver:
 
 Sensor = (Camera | DepthCamera | SegmentationCamera | SingleDistanceSensor | ApproxDistanceSensor
           | Accelerometer | Gyroscope | InertialUnit | Gps | Compass | CollisionSensor | UserInput
-          | JointPositionSensor | Emitter | Receiver)
+          | JointPositionSensor | Emitter | Receiver | Led)
 
 IMAGE_SENSORS = (Camera, DepthCamera, SegmentationCamera)

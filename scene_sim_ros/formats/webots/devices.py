@@ -1,6 +1,6 @@
 """Webots devices -> sensors: one builder per device type (``SENSOR_HANDLERS``: Camera,
 RangeFinder, Lidar, DistanceSensor, TouchSensor, Accelerometer, Gyro, InertialUnit, GPS, Compass,
-Emitter, Receiver, with each type's default name), the optical devices and their pre-R2022a
+Emitter, Receiver, LED, with each type's default name), the optical devices and their pre-R2022a
 frame, and the devices that are not simulated (``UNSIMULATED_DEVICES``, ``UNSIMULATED_SOLIDS``);
 the builder that places them is :class:`~.mapping.EntityBuilder`."""
 
@@ -22,6 +22,7 @@ from ...scene.sensors import (
     Gps,
     Gyroscope,
     InertialUnit,
+    Led,
     Receiver,
     Sensor,
     SingleDistanceSensor,
@@ -34,14 +35,21 @@ from .nodes import Node
 # looks along +x with z up: x_sensor = -z_device, y_sensor = -x_device, z_sensor = y_device.
 OLD_OPTICAL_TO_SENSOR = Pose(orientation=quat_from_matrix(((0, -1, 0), (0, 0, 1), (-1, 0, 0))))
 UNSIMULATED_DEVICES = frozenset({
-    'LED', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
+    'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
     'Connector', 'Charger', 'Altimeter', 'VacuumGripper', 'Track', 'Brake',
     'Muscle', 'Skin', 'Focus', 'Zoom', 'Recognition', 'Lens', 'LensDistortion',
     'Billboard', 'TrackWheel', 'CadShape',
 })
+WHY_UNSIMULATED = {
+    'Display': 'nothing draws on it here: in Webots a controller does',
+    'Speaker': 'no sound is simulated',
+    'LightSensor': 'the irradiance of the lights is not computed',
+    'Pen': 'nothing is drawn on the ground',
+}
+"""Why a device is not simulated, where the warning should say it."""
 # the devices above that are Solids: a body of their own (bounding object, physics, children)
 UNSIMULATED_SOLIDS = frozenset({
-    'LED', 'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
+    'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
     'Connector', 'Charger', 'Altimeter', 'VacuumGripper', 'Track',
 })
 
@@ -136,6 +144,12 @@ def _receiver(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose
                     node.float('aperture', -1.0), node.string('type', 'radio'), mount)
 
 
+def _led(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
+    """Webots' LED: its ``color`` list (default red) and ``gradual``."""
+    colors = tuple((r, g, b_) for r, g, b_ in node.mf_vec('color', 3)) or ((1.0, 0.0, 0.0),)
+    return Led(name, link.name, colors, node.bool('gradual', False), mount)
+
+
 def _simple(kind: Callable[[str, str, Pose], Sensor]
             ) -> Callable[[DeviceHost, Node, str, LinkDraft, Pose], Sensor]:
     def make(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
@@ -157,5 +171,6 @@ SENSOR_HANDLERS: dict[str, tuple[Callable[[DeviceHost, Node, str, LinkDraft, Pos
     'Compass': (_simple(Compass), 'compass'),
     'Emitter': (_emitter, 'emitter'),
     'Receiver': (_receiver, 'receiver'),
+    'LED': (_led, 'led'),
 }
 OPTICAL_DEVICES = frozenset({'Camera', 'RangeFinder', 'Lidar'})

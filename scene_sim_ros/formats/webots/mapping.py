@@ -51,6 +51,7 @@ from .devices import (
     SENSOR_HANDLERS,
     UNSIMULATED_DEVICES,
     UNSIMULATED_SOLIDS,
+    WHY_UNSIMULATED,
 )
 from .geometry import (
     GEOMETRY_HANDLERS,
@@ -184,12 +185,12 @@ class EntityBuilder:
             elif child.type in JOINT_HANDLERS:
                 JOINT_HANDLERS[child.type](self, child, link, pose)
             elif child.type in UNSIMULATED_SOLIDS:
-                self.context.warn_once(child, f'{child.type} is not simulated; it is kept as a '
-                                       'solid')
+                self.context.warn_once(child, f'{child.type} is not simulated{_why(child)}; it '
+                                       'is kept as a solid')
                 self.nested_solid(child, link, pose)
             elif child.type in UNSIMULATED_DEVICES:
-                self.context.warn_once(child, f'{child.type} is not simulated; only its shapes '
-                                       'are kept')
+                self.context.warn_once(child, f'{child.type} is not simulated{_why(child)}; '
+                                       'only its shapes are kept')
                 self.children(child.nodes('children'), link, pose * node_pose(child))
             elif child.type in BASE_NODES:
                 self.context.warn(child, f'{child.type} is not supported here; ignored')
@@ -310,7 +311,8 @@ class EntityBuilder:
             self.missing(end)
             return None
         if end.type in UNSIMULATED_SOLIDS:
-            self.context.warn_once(end, f'{end.type} is not simulated; it is kept as a solid')
+            self.context.warn_once(end, f'{end.type} is not simulated{_why(end)}; it is kept as '
+                                   'a solid')
         elif end.type not in ('Solid', 'Robot') and end.type not in SENSOR_HANDLERS:
             self.context.warn(end, f'{joint.type}.endPoint {end.type} is not supported; ignored')
             return None
@@ -475,6 +477,11 @@ class EntityBuilder:
         self.solid(end, child, frame.inverse() * end_pose)
         name = unique(f'{child.name} ball', self.draft.joint_names)
         self.draft.joints.append(Joint(name, 'ball', link.name, child.name, pose * frame))
+
+
+def _why(node: Node) -> str:
+    reason = WHY_UNSIMULATED.get(node.type)
+    return f' ({reason})' if reason else ''
 
 
 CHILD_HANDLERS: dict[str, Callable[[EntityBuilder, Node, LinkDraft, Pose], None]] = {

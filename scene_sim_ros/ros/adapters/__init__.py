@@ -15,6 +15,7 @@ user_input               UserInputAdapter        value, set (in)
 gps / compass            GpsAdapter / Compass..  position / magnetic_field
 joint_position           JointPositionAdapter    position
 emitter / receiver       EmitterAdapter / Re...  send (in) / receive (std_msgs/String packets)
+led                      LedAdapter              state, set (in) (std_msgs/Int32)
 =======================  ======================  ===============================================
 """
 
@@ -31,7 +32,7 @@ from .misc import CompassAdapter, GpsAdapter, JointPositionAdapter
 from .radio import EmitterAdapter, ReceiverAdapter
 from .ranges import RangeAdapter
 from .segmentation import SegmentationAdapter
-from .user_input import UserInputAdapter
+from .user_input import LedAdapter, UserInputAdapter
 
 ADAPTERS: dict[str, type[SensorAdapter]] = {
     'camera': CameraAdapter,
@@ -49,6 +50,7 @@ ADAPTERS: dict[str, type[SensorAdapter]] = {
     'joint_position': JointPositionAdapter,
     'emitter': EmitterAdapter,
     'receiver': ReceiverAdapter,
+    'led': LedAdapter,
 }
 
 

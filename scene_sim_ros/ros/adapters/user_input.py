@@ -1,12 +1,13 @@
 """``UserInput`` -> ``<topic>/value`` (``std_msgs/Float64``, transient-local: late subscribers get
 the current value) and ``<topic>/set`` in: a value outside ``minimum..maximum`` or not finite is
-rejected and counted like a bad joint command."""
+rejected and counted like a bad joint command. ``Led`` -> ``<topic>/state`` and ``<topic>/set``
+(``std_msgs/Int32``, Webots' ``wb_led_set`` value), the same way."""
 
 from __future__ import annotations
 
 import math
 
-from std_msgs.msg import Float64
+from std_msgs.msg import Float64, Int32
 
 from .. import qos
 from .base import SensorAdapter
@@ -41,6 +42,36 @@ class UserInputAdapter(SensorAdapter):
         value = float(self.read())
         if value == self._last and self._period == 0.0:
             return  # every-step rate: publish changes only (the topic is latched)
+        self._last = value
+        self.msg.data = value
+        self.node.publish(self.publisher, self.msg)
+
+
+class LedAdapter(SensorAdapter):
+    rate_key = 'led'
+
+    def setup(self) -> None:
+        self.msg = Int32()
+        self.publisher = self.create_publisher(Int32, 'state', qos.LATCHED)
+        self.subscriptions.append(self.node.create_subscription(
+            Int32, f'{self.settings.topic}/set', self._on_set, qos.COMMAND))
+        self._last: int | None = None
+
+    def _on_set(self, msg: Int32) -> None:
+        where = f'{self.settings.topic}/set'
+        value = int(msg.data)
+
+        def apply() -> None:  # on the physics thread: the reader of the current world
+            try:
+                self.reader().set(value)
+            except ValueError as err:
+                self.node.reject(where, str(err))
+        self.node.stepper.submit(apply, want_result=False)
+
+    def publish(self, t: float) -> None:
+        value = int(self.read())
+        if value == self._last:
+            return  # the topic is latched: publish changes only
         self._last = value
         self.msg.data = value
         self.node.publish(self.publisher, self.msg)

@@ -28,6 +28,7 @@ Compass                (3,) float64 unit vector to north (world +y) in the senso
 CollisionSensor        {'in_contact': bool, 'contacts': sorted list of 'entity/link'}
 UserInput              float; ``reader.set(value)`` (ValueError outside minimum..maximum)
 JointPositionSensor    float (rad or m)
+Led                    int: 0 off, else a colour index (or 0xRRGGBB if gradual); ``reader.set``
 Emitter                int, packets sent so far; ``reader.send(text)`` queues one (:mod:`.radio`)
 Receiver               list of str, the packets received since the last read (:mod:`.radio`)
 =====================  ========================================================================
@@ -53,7 +54,7 @@ from .inertial import AccelerometerReader, CompassReader, GpsReader, GyroscopeRe
 from .radio import EmitterReader, ReceiverReader
 from .rays import ApproxDistanceReader, SingleDistanceReader, SphericalDepthReader
 from .rendering import RenderCache, invalidate_renders, prepare_rendering, pybullet_draws, render_cache
-from .user_input import JointPositionReader, UserInputReader
+from .user_input import JointPositionReader, LedReader, UserInputReader
 
 READERS: dict[type, type[Reader]] = {
     model.Camera: CameraReader,
@@ -71,6 +72,7 @@ READERS: dict[type, type[Reader]] = {
     model.JointPositionSensor: JointPositionReader,
     model.Emitter: EmitterReader,
     model.Receiver: ReceiverReader,
+    model.Led: LedReader,
 }
 
 PROJECTIONS = ('perspective', 'spherical')

@@ -38,3 +38,26 @@ class JointPositionReader(Reader):
     def read(self) -> float:
         position = self.sim.joint_states(self.entity)[self.sensor.joint][0]
         return float(add_gaussian(self.sim.rng, float(position), self.sensor.noise))
+
+
+class LedReader(Reader):
+    """An LED's value (Webots' ``wb_led_set``): 0 off, ``1..len(colors)`` a colour of the
+    LED, or for a ``gradual`` LED a 0xRRGGBB colour; ``set`` refuses anything else."""
+
+    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+        super().__init__(sim, entity, sensor)
+        self.value = 0
+
+    def set(self, value: int) -> None:
+        s = self.sensor
+        top = 0xFFFFFF if s.gradual else len(s.colors)
+        if not isinstance(value, int) or not 0 <= value <= top:
+            raise ValueError(f'LED {s.name!r}: {value!r} is not 0..{top}'
+                             + ('' if s.gradual else ' (0 off, else a colour of the LED)'))
+        self.value = value
+
+    def reset(self) -> None:
+        self.value = 0
+
+    def read(self) -> int:
+        return self.value

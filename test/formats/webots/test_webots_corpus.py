@@ -24,8 +24,8 @@ EXPECTED = {
                    ['left wheel motor', 'right wheel motor']),
     'range_finder.wbt': (0.032, {'depth_camera': 1, 'joint_position': 2},
                          ['left wheel motor', 'right wheel motor']),
-    'accelerometer.wbt': (0.008, {'accelerometer': 1, 'single_distance': 2,
-                                  'joint_position': 2}, ['left wheel motor', 'right wheel motor']),
+    'accelerometer.wbt': (0.008, {'accelerometer': 1, 'single_distance': 2, 'joint_position': 2,
+                                  'led': 4}, ['left wheel motor', 'right wheel motor']),
     'inertial_unit.wbt': (0.016, {'inertial_unit': 1}, ['roll motor', 'pitch motor',
                                                         'yaw motor']),
 }
@@ -107,7 +107,7 @@ PROTO {name} [
                                                                 * 0.2, rel=1e-3)
     kinds = Counter(s.kind for s in robot.sensors)
     assert kinds == {'gyroscope': 1, 'inertial_unit': 1, 'accelerometer': 1, 'gps': 1,
-                     'camera': 1}
+                     'camera': 1, 'led': 1}
     assert scene.metadata['controllers'] == {'Pioneer_3_AT': '<extern>'}
 
 

@@ -159,12 +159,14 @@ def test_devices_that_cannot_be_mapped_are_warnings_not_silent(write_file):
     Robot { name "r" children [
       HingeJoint { endPoint Connector { translation 0 0 0.2 name "dock"
         children [ Gyro { name "dock gyro" } ] physics Physics { } } }
-      LED { children [ Gyro { name "led gyro" } ] }
+      Display { children [ Gyro { name "display gyro" } ] }
       HingeJoint { endPoint Pose { } }
     ] }
     """)
     arm = robot(scene)
-    assert {s.name: s.link for s in arm.sensors} == {'dock gyro': 'dock', 'led gyro': 'r'}
+    assert {s.name: s.link for s in arm.sensors} == {'dock gyro': 'dock', 'display gyro': 'r'}
     warnings = '\n'.join(scene.warnings)
-    assert 'Connector is not simulated' in warnings and 'LED is not simulated' in warnings
+    assert 'Connector is not simulated' in warnings
+    # a Display is refused with the reason (no controller draws on it here)
+    assert 'Display is not simulated (nothing draws on it' in warnings
     assert 'HingeJoint.endPoint Pose is not supported' in warnings

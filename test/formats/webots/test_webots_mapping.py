@@ -303,10 +303,10 @@ def test_old_y_up_world_is_turned_z_up_and_old_cameras_are_rotated(write_file):
 
 
 def test_unknown_nodes_are_warnings_or_strict_errors(write_file):
-    text = 'Robot { children [ Frobnicator { } LED { } ] }'
+    text = 'Robot { children [ Frobnicator { } Speaker { } ] }'
     scene = one(write_file, text)
     assert any('unknown node Frobnicator' in w for w in scene.warnings)
-    assert any('LED is not simulated' in w for w in scene.warnings)
+    assert any('Speaker is not simulated (no sound is simulated)' in w for w in scene.warnings)
     from scene_sim_ros.errors import SceneLoadError
     with pytest.raises(SceneLoadError, match='Frobnicator'):
         load(write_file('s.wbt', HEADER + text), strict=True)

@@ -1,7 +1,8 @@
-"""Emitter -> Receiver on ROS, from a separate process: a packet published on
+"""Webots devices on ROS, from a separate process. Emitter -> Receiver: a packet published on
 ``sender/radio/send`` comes out of ``listener/radio/receive`` after exactly one step
-(``step_simulation`` of 1 on a paused node), and not before; the quadcopter-free half of issue
-43's last Done-when item. Who hears what is tested in test/sim/sensors/test_radio.py."""
+(``step_simulation`` of 1 on a paused node), and not before (who hears what:
+test/sim/sensors/test_radio.py). LED: ``listener/led/set`` switches it, ``state`` says so, a value
+that is no colour of the LED is rejected and counted."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ pytestmark = [pytest.mark.ros, pytest.mark.slow]
 WORLD = """#VRML_SIM R2023b utf8
 WorldInfo { basicTimeStep 10 }
 Robot { name "sender" translation 0 0 0.1 children [ Emitter { name "radio" channel 3 } ] }
-Robot { name "listener" translation 3 0 0.1 children [ Receiver { name "radio" channel 3 } ] }
+Robot { name "listener" translation 3 0 0.1 children [ Receiver { name "radio" channel 3 }
+  LED { name "led" color [ 1 0 0, 0 1 0, 0 0 1 ] } ] }
 """
 
 
@@ -58,4 +60,38 @@ def test_a_packet_sent_is_received_after_one_step(client):
         assert spin_until(client, lambda: received == ['hello listener'], 10.0), received
     finally:
         client.destroy_subscription(subscription)
+        client.destroy_publisher(publisher)
+
+
+def test_an_led_is_switched_and_says_its_state_and_refuses_other_values(client):
+    from simulation_interfaces.srv import StepSimulation
+    from std_msgs.msg import Int32, UInt64
+    from support.ros import qos
+    states: list[int] = []
+    rejected: list[int] = []
+    state = client.create_subscription(Int32, '/listener/led/state',
+                                       lambda m: states.append(m.data), qos(latched=True))
+    counter = client.create_subscription(UInt64, '/scene_sim/rejected_commands',
+                                         lambda m: rejected.append(m.data), qos(latched=True))
+    publisher = client.create_publisher(Int32, '/listener/led/set', 10)
+    try:
+        assert spin_until(client, lambda: states == [0] and rejected
+                          and publisher.get_subscription_count() == 1, 20.0), states
+        before = rejected[-1]
+
+        def step():
+            deadline = time.monotonic() + 0.5
+            spin_until(client, lambda: time.monotonic() > deadline, 1.0)
+            call_service(client, StepSimulation, '/step_simulation',
+                         StepSimulation.Request(steps=1), timeout=20.0)
+        publisher.publish(Int32(data=2))   # the second colour (green)
+        step()
+        assert spin_until(client, lambda: states[-1:] == [2], 10.0), states
+        publisher.publish(Int32(data=9))   # no ninth colour: refused, the LED stays green
+        step()
+        assert spin_until(client, lambda: rejected[-1] == before + 1, 10.0), rejected
+        assert states[-1] == 2
+    finally:
+        for entity in (state, counter):
+            client.destroy_subscription(entity)
         client.destroy_publisher(publisher)
