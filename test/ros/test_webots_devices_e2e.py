@@ -66,6 +66,7 @@ def test_a_packet_sent_is_received_after_one_step(client):
 def test_an_led_is_switched_and_says_its_state_and_refuses_other_values(client):
     from simulation_interfaces.srv import StepSimulation
     from std_msgs.msg import Int32, UInt64
+
     from support.ros import qos
     states: list[int] = []
     rejected: list[int] = []
