@@ -71,9 +71,9 @@ client.on('error', (error) => { seen.error = String(error); });
   seen.assets = assets;
   seen.odom = [seen.odom[0], seen.odom[seen.odom.length - 1]];
   client.close();
-  process.stdout.write(JSON.stringify(seen) + '\n');
-  process.exit(0);
+  // exit once written: a pipe takes 64 KiB at a time, and exit() would cut the rest off
+  process.stdout.write(JSON.stringify(seen) + '\n', () => process.exit(0));
 })().catch((error) => {
-  process.stdout.write(JSON.stringify({ ...seen, error: String(error) }) + '\n');
-  process.exit(1);
+  process.stdout.write(JSON.stringify({ ...seen, error: String(error) }) + '\n',
+                       () => process.exit(1));
 });
