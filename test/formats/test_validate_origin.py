@@ -100,3 +100,40 @@ def test_an_inertia_that_is_not_positive_definite_is_refused_as_ode_refuses_it(t
         </link></robot>"""))
     with pytest.raises(SceneLoadError, match='negative principal moment .* ODE'):
         load_scene(urdf)
+
+
+LINK = ('<link name="{name}"><inertial><mass value="{mass}"/><inertia ixx="0.01" iyy="0.01" '
+        'izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>')
+
+
+def _urdf(tmp_path, body: str):
+    path = tmp_path / 'r.urdf'
+    path.write_text(f'<?xml version="1.0"?><robot name="r">{body}</robot>')
+    return path
+
+
+@pytest.mark.parametrize('body, error, origin', [
+    (LINK.format(name='a', mass=-1), 'masses must not be negative',
+     "ODE's dMassCheck (Webots): 'mass must be > 0'"),
+    (LINK.format(name='a', mass='nan'), 'not a finite number',
+     'a NaN mass is NaN poses in every engine'),
+    (LINK.format(name='a', mass=1) + LINK.format(name='b', mass=1) + LINK.format(name='c', mass=1)
+     + '<joint name="j1" type="fixed"><parent link="a"/><child link="c"/></joint>'
+     + '<joint name="j2" type="fixed"><parent link="b"/><child link="c"/></joint>',
+     'exactly one root link', "urdfdom refuses it too: 'Two root links found'"),
+    (LINK.format(name='a', mass=1) + LINK.format(name='b', mass=1)
+     + '<joint name="j" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 0"/>'
+     + '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>',
+     'axis', 'a zero axis has no direction: URDF readers normalise only a non-zero one'),
+])
+def test_what_the_origins_refuse_is_refused(tmp_path, body, error, origin):
+    """Each refusal is one the origin makes too (``origin``; docs/limits.md's table)."""
+    with pytest.raises(SceneLoadError, match=error):
+        load_scene(_urdf(tmp_path, body))
+
+
+def test_a_zero_time_step_is_refused_as_no_origin_steps_by_zero(tmp_path):
+    world = tmp_path / 'w.wbt'
+    world.write_text('#VRML_SIM R2023b utf8\nWorldInfo { basicTimeStep 0 }\n')
+    with pytest.raises(SceneLoadError, match='time step'):
+        load_scene(world)
