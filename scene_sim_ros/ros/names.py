@@ -29,6 +29,7 @@ SENSOR_TOPICS: dict[str, tuple[tuple[str, str], ...]] = {
     'emitter': (('send', 'std_msgs/msg/String'),),
     'receiver': (('receive', 'std_msgs/msg/String'),),
     'led': (('state', 'std_msgs/msg/Int32'), ('set', 'std_msgs/msg/Int32')),
+    'light_sensor': (('illuminance', 'sensor_msgs/msg/Illuminance'),),
 }
 
 SUBSCRIBED_SUFFIXES = ('set', 'send')

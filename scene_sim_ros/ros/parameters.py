@@ -33,6 +33,7 @@ PUBLISH_RATES = {  # Hz in sim time, 0 = after every step (config/params.yaml do
     'gps': 0.0,
     'radio': 0.0,
     'led': 0.0,
+    'light': 0.0,
 }
 
 NUMBER_TYPES = (int, float)

@@ -206,7 +206,11 @@ class MaterialPair:
 
 @dataclass(frozen=True, slots=True)
 class Light:
-    """``kind`` 'directional' (``direction`` points from the light), 'point' or 'spot'."""
+    """``kind`` 'directional' (``direction`` points from the light), 'point' or 'spot'.
+
+    ``attenuation`` (a0, a1, a2): a point or spot light's intensity is divided by
+    ``a0 + a1 d + a2 d^2`` at distance ``d`` (VRML's law; (1, 0, 0): none). A spot lights fully
+    within ``beam_width`` of its axis, fading to nothing at ``cutoff`` (radians)."""
 
     kind: Literal['directional', 'point', 'spot'] = 'directional'
     position: Vec3 = (0.0, 0.0, 10.0)
@@ -215,6 +219,8 @@ class Light:
     diffuse: RGBA = (1.0, 1.0, 1.0, 1.0)
     specular: RGBA = (1.0, 1.0, 1.0, 1.0)
     cutoff: float | None = None
+    attenuation: Vec3 = (1.0, 0.0, 0.0)
+    beam_width: float | None = None
 
 
 WireKind = Literal['stiff', 'compliant', 'custom']

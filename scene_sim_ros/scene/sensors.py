@@ -186,6 +186,24 @@ class JointPositionSensor:
 
 
 @dataclass(frozen=True, slots=True)
+class LightSensor:
+    """Irradiance from the scene's lights in the direction of +x (Webots' LightSensor): per
+    light ``(ambient + diffuse * max(0, cos) * spot) / attenuation``, weighted by
+    ``color_filter`` and averaged over red, green and blue, then mapped by ``lookup_table``
+    rows (irradiance W/m^2, output, noise as a fraction of the output); ``occlusion`` drops the
+    direct part of a light an obstacle hides; ``resolution`` > 0 rounds the output to it."""
+
+    name: str
+    link: str
+    lookup_table: tuple[tuple[float, float, float], ...] = ((0.0, 0.0, 0.0), (1.0, 1000.0, 0.0))
+    color_filter: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    occlusion: bool = False
+    resolution: float = -1.0
+    pose: Pose = IDENTITY
+    kind: ClassVar[str] = 'light_sensor'
+
+
+@dataclass(frozen=True, slots=True)
 class Led:
     """A light a controller switches (Webots' LED): value 0 is off, ``1..len(colors)`` lights
     that colour; a ``gradual`` LED takes any 0xRRGGBB colour (0: off)."""
@@ -230,6 +248,6 @@ class Receiver:
 
 Sensor = (Camera | DepthCamera | SegmentationCamera | SingleDistanceSensor | ApproxDistanceSensor
           | Accelerometer | Gyroscope | InertialUnit | Gps | Compass | CollisionSensor | UserInput
-          | JointPositionSensor | Emitter | Receiver | Led)
+          | JointPositionSensor | Emitter | Receiver | Led | LightSensor)
 
 IMAGE_SENSORS = (Camera, DepthCamera, SegmentationCamera)

@@ -27,7 +27,7 @@ as limits; the motor's name names the joint), ``PositionSensor`` -> joint positi
 ``Camera``, ``RangeFinder`` and ``Lidar`` -> (depth) cameras, ``DistanceSensor`` (range from
 the lookup table), ``TouchSensor`` -> collision sensor, ``Accelerometer``, ``Gyro``,
 ``InertialUnit``, ``GPS``, ``Compass``, ``Emitter``/``Receiver`` (range, aperture, channel,
-type). Since R2022a Webots devices look along +x with z up,
+type), ``LED``, ``LightSensor``; lights switched off (``on FALSE``) are left out. Since R2022a Webots devices look along +x with z up,
 as our sensors do; older cameras looked along -z with y up and are rotated accordingly.
 Modules: :mod:`.mapping` (Solid/Robot trees: solids, shapes, joints, devices' placement),
 :mod:`.devices` (devices -> sensors), :mod:`.world` (WorldInfo, lights), :mod:`.appearance`
@@ -115,7 +115,8 @@ class _World:
             for child in node.nodes('children'):
                 self.add(child, pose)
         elif node.type in LIGHTS:
-            self.lights.append(light(node, self.world_pose))
+            if node.bool('on', True):  # a light switched off lights nothing
+                self.lights.append(light(node, self.world_pose))
         elif node.type == 'Background':
             sky = node.mf_vec('skyColor', 3)
             if sky:

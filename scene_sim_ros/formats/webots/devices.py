@@ -1,6 +1,6 @@
 """Webots devices -> sensors: one builder per device type (``SENSOR_HANDLERS``: Camera,
 RangeFinder, Lidar, DistanceSensor, TouchSensor, Accelerometer, Gyro, InertialUnit, GPS, Compass,
-Emitter, Receiver, LED, with each type's default name), the optical devices and their pre-R2022a
+Emitter, Receiver, LED, LightSensor, with each type's default name), the optical devices and their pre-R2022a
 frame, and the devices that are not simulated (``UNSIMULATED_DEVICES``, ``UNSIMULATED_SOLIDS``);
 the builder that places them is :class:`~.mapping.EntityBuilder`."""
 
@@ -23,6 +23,7 @@ from ...scene.sensors import (
     Gyroscope,
     InertialUnit,
     Led,
+    LightSensor,
     Receiver,
     Sensor,
     SingleDistanceSensor,
@@ -35,7 +36,7 @@ from .nodes import Node
 # looks along +x with z up: x_sensor = -z_device, y_sensor = -x_device, z_sensor = y_device.
 OLD_OPTICAL_TO_SENSOR = Pose(orientation=quat_from_matrix(((0, -1, 0), (0, 0, 1), (-1, 0, 0))))
 UNSIMULATED_DEVICES = frozenset({
-    'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
+    'Speaker', 'Display', 'Pen', 'Radar', 'Radio',
     'Connector', 'Charger', 'Altimeter', 'VacuumGripper', 'Track', 'Brake',
     'Muscle', 'Skin', 'Focus', 'Zoom', 'Recognition', 'Lens', 'LensDistortion',
     'Billboard', 'TrackWheel', 'CadShape',
@@ -43,13 +44,12 @@ UNSIMULATED_DEVICES = frozenset({
 WHY_UNSIMULATED = {
     'Display': 'nothing draws on it here: in Webots a controller does',
     'Speaker': 'no sound is simulated',
-    'LightSensor': 'the irradiance of the lights is not computed',
     'Pen': 'nothing is drawn on the ground',
 }
 """Why a device is not simulated, where the warning should say it."""
 # the devices above that are Solids: a body of their own (bounding object, physics, children)
 UNSIMULATED_SOLIDS = frozenset({
-    'Speaker', 'Display', 'Pen', 'LightSensor', 'Radar', 'Radio',
+    'Speaker', 'Display', 'Pen', 'Radar', 'Radio',
     'Connector', 'Charger', 'Altimeter', 'VacuumGripper', 'Track',
 })
 
@@ -144,6 +144,18 @@ def _receiver(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose
                     node.float('aperture', -1.0), node.string('type', 'radio'), mount)
 
 
+def _light_sensor(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
+    """Webots' LightSensor: ``lookupTable`` (default 0 -> 0, 1 W/m^2 -> 1000), ``colorFilter``,
+    ``occlusion``, ``resolution``."""
+    table = tuple((a, b_, c) for a, b_, c in node.mf_vec('lookupTable', 3)) if node.has(
+        'lookupTable') else ((0.0, 0.0, 0.0), (1.0, 1000.0, 0.0))
+    if len(table) < 1 or any(b2[0] < a2[0] for a2, b2 in zip(table, table[1:])):
+        raise node.error('LightSensor.lookupTable needs rows of increasing irradiance')
+    r, g, b_ = node.color('colorFilter', (1.0, 1.0, 1.0))
+    return LightSensor(name, link.name, table, (r, g, b_), node.bool('occlusion', False),
+                       node.float('resolution', -1.0), mount)
+
+
 def _led(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
     """Webots' LED: its ``color`` list (default red) and ``gradual``."""
     colors = tuple((r, g, b_) for r, g, b_ in node.mf_vec('color', 3)) or ((1.0, 0.0, 0.0),)
@@ -172,5 +184,6 @@ SENSOR_HANDLERS: dict[str, tuple[Callable[[DeviceHost, Node, str, LinkDraft, Pos
     'Emitter': (_emitter, 'emitter'),
     'Receiver': (_receiver, 'receiver'),
     'LED': (_led, 'led'),
+    'LightSensor': (_light_sensor, 'light sensor'),
 }
 OPTICAL_DEVICES = frozenset({'Camera', 'RangeFinder', 'Lidar'})

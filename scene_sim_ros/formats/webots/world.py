@@ -49,11 +49,14 @@ def light(node: Node, world: Pose) -> Light:
         return Light('directional', direction=direction, ambient=ambient_colour,
                      diffuse=diffuse_colour)
     position = world.transform_point(node.vec3('location', (0.0, 0.0, 0.0)))
+    attenuation = node.vec3('attenuation', (1.0, 0.0, 0.0))
     if node.type == 'SpotLight':
         direction = world.rotate(node.vec3('direction', (0.0, 0.0, -1.0)))
         return Light('spot', position, direction, cutoff=node.float('cutOffAngle', 0.7854),
-                     ambient=ambient_colour, diffuse=diffuse_colour)
-    return Light('point', position, ambient=ambient_colour, diffuse=diffuse_colour)
+                     ambient=ambient_colour, diffuse=diffuse_colour, attenuation=attenuation,
+                     beam_width=node.float('beamWidth', 1.570796))
+    return Light('point', position, ambient=ambient_colour, diffuse=diffuse_colour,
+                 attenuation=attenuation)
 
 
 def gravity(world_info: Node, y_up: bool) -> Vec3:

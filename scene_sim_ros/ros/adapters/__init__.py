@@ -16,6 +16,7 @@ gps / compass            GpsAdapter / Compass..  position / magnetic_field
 joint_position           JointPositionAdapter    position
 emitter / receiver       EmitterAdapter / Re...  send (in) / receive (std_msgs/String packets)
 led                      LedAdapter              state, set (in) (std_msgs/Int32)
+light_sensor             LightSensorAdapter      illuminance
 =======================  ======================  ===============================================
 """
 
@@ -28,7 +29,7 @@ from .camera import CameraAdapter
 from .collision import CollisionAdapter
 from .depth import DepthAdapter
 from .imu import ImuAdapter
-from .misc import CompassAdapter, GpsAdapter, JointPositionAdapter
+from .misc import CompassAdapter, GpsAdapter, JointPositionAdapter, LightSensorAdapter
 from .radio import EmitterAdapter, ReceiverAdapter
 from .ranges import RangeAdapter
 from .segmentation import SegmentationAdapter
@@ -51,6 +52,7 @@ ADAPTERS: dict[str, type[SensorAdapter]] = {
     'emitter': EmitterAdapter,
     'receiver': ReceiverAdapter,
     'led': LedAdapter,
+    'light_sensor': LightSensorAdapter,
 }
 
 

@@ -1,12 +1,14 @@
 """The remaining readings, each as the message peers use: ``Gps`` -> ``<topic>/position``
 (``geometry_msgs/PointStamped`` in the world frame), ``Compass`` -> ``<topic>/magnetic_field``
 (``sensor_msgs/MagneticField``, the unit vector to north in the sensor frame, as webots_ros2),
-``JointPositionSensor`` -> ``<topic>/position`` (``std_msgs/Float64``)."""
+``JointPositionSensor`` -> ``<topic>/position`` (``std_msgs/Float64``), ``LightSensor`` ->
+``<topic>/illuminance`` (``sensor_msgs/Illuminance``: the sensor's output, as Webots' ROS
+interface publishes it)."""
 
 from __future__ import annotations
 
 from geometry_msgs.msg import PointStamped
-from sensor_msgs.msg import MagneticField
+from sensor_msgs.msg import Illuminance, MagneticField
 from std_msgs.msg import Float64
 
 from .. import qos
@@ -51,4 +53,18 @@ class JointPositionAdapter(SensorAdapter):
 
     def publish(self, t: float) -> None:
         self.msg.data = float(self.read())
+        self.node.publish(self.publisher, self.msg)
+
+
+class LightSensorAdapter(SensorAdapter):
+    rate_key = 'light'
+
+    def setup(self) -> None:
+        self.msg = Illuminance()
+        self.msg.header.frame_id = self.settings.frame_id
+        self.publisher = self.create_publisher(Illuminance, 'illuminance', qos.SENSOR)
+
+    def publish(self, t: float) -> None:
+        self.stamp(self.msg.header, t)
+        self.msg.illuminance = float(self.read())
         self.node.publish(self.publisher, self.msg)

@@ -28,6 +28,7 @@ Compass                (3,) float64 unit vector to north (world +y) in the senso
 CollisionSensor        {'in_contact': bool, 'contacts': sorted list of 'entity/link'}
 UserInput              float; ``reader.set(value)`` (ValueError outside minimum..maximum)
 JointPositionSensor    float (rad or m)
+LightSensor            float: the lookup table's output for the irradiance of the lights (:mod:`.light`)
 Led                    int: 0 off, else a colour index (or 0xRRGGBB if gradual); ``reader.set``
 Emitter                int, packets sent so far; ``reader.send(text)`` queues one (:mod:`.radio`)
 Receiver               list of str, the packets received since the last read (:mod:`.radio`)
@@ -51,6 +52,7 @@ from .base import Reader
 from .cameras import CameraReader, DepthCameraReader, SegmentationCameraReader, entity_color
 from .contact import CollisionSensorReader
 from .inertial import AccelerometerReader, CompassReader, GpsReader, GyroscopeReader, InertialUnitReader
+from .light import LightSensorReader
 from .radio import EmitterReader, ReceiverReader
 from .rays import ApproxDistanceReader, SingleDistanceReader, SphericalDepthReader
 from .rendering import RenderCache, invalidate_renders, prepare_rendering, pybullet_draws, render_cache
@@ -73,6 +75,7 @@ READERS: dict[type, type[Reader]] = {
     model.Emitter: EmitterReader,
     model.Receiver: ReceiverReader,
     model.Led: LedReader,
+    model.LightSensor: LightSensorReader,
 }
 
 PROJECTIONS = ('perspective', 'spherical')

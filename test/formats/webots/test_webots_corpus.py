@@ -107,7 +107,7 @@ PROTO {name} [
                                                                 * 0.2, rel=1e-3)
     kinds = Counter(s.kind for s in robot.sensors)
     assert kinds == {'gyroscope': 1, 'inertial_unit': 1, 'accelerometer': 1, 'gps': 1,
-                     'camera': 1, 'led': 1}
+                     'camera': 1, 'led': 1, 'light_sensor': 1}
     assert scene.metadata['controllers'] == {'Pioneer_3_AT': '<extern>'}
 
 
