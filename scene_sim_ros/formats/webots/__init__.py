@@ -27,8 +27,9 @@ as limits; the motor's name names the joint), ``PositionSensor`` -> joint positi
 ``Camera``, ``RangeFinder`` and ``Lidar`` -> (depth) cameras, ``DistanceSensor`` (range from
 the lookup table), ``TouchSensor`` -> collision sensor, ``Accelerometer``, ``Gyro``,
 ``InertialUnit``, ``GPS``, ``Compass``, ``Emitter``/``Receiver`` (range, aperture, channel,
-type), ``LED``, ``LightSensor``; lights switched off (``on FALSE``) are left out. Since R2022a Webots devices look along +x with z up,
-as our sensors do; older cameras looked along -z with y up and are rotated accordingly.
+type), ``LED``, ``LightSensor``; lights switched off (``on FALSE``) are left out. Since R2022a
+Webots devices look along +x with z up, as our sensors do; older cameras looked along -z with y
+up and are rotated accordingly.
 Modules: :mod:`.mapping` (Solid/Robot trees: solids, shapes, joints, devices' placement),
 :mod:`.devices` (devices -> sensors), :mod:`.world` (WorldInfo, lights), :mod:`.appearance`
 (Phong surfaces of appearances), :mod:`.context` (the load's context, link and entity drafts).
