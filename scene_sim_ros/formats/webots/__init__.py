@@ -158,7 +158,10 @@ class _World:
         draft = EntityDraft(unique(node.string('name', default_name), self.names))
         link = draft.new_link(draft.name)
         size_x, size_y = node.floats(size_field, 2, default_size)
-        link.collisions.append(Collision(Plane(), name=draft.name))
+        # Webots' default contact material, or the one the floor PROTO's field names
+        material = node.string('floorContactMaterial' if node.type == 'RectangleArena'
+                               else 'contactMaterial', 'default')
+        link.collisions.append(Collision(Plane(), material=material, name=draft.name))
         link.visuals.append(Visual(Box((size_x, size_y, 1e-3)), color=GREY))
         self.entities.append(Entity(draft.name, 'static', (link.freeze(),),
                                     pose=pose * node_pose(node), fixed_base=True))

@@ -164,6 +164,8 @@ def test_missing_decorative_remote_protos_are_warnings(write_file):
     arena, solid = scene.entities
     assert (arena.name, arena.kind, solid.kind) == ('rectangle arena', 'static', 'static')
     assert arena.root.collisions[0].shape.kind == 'plane'
+    # Webots' default contact material, as the arena's floorContactMaterial defaults to
+    assert arena.root.collisions[0].material == 'default'
     assert sum('RectangleArena' in w and 'replaced by a floor plane' in w
                for w in scene.warnings) == 1
     assert sum('OsbWood' in w for w in scene.warnings) == 1

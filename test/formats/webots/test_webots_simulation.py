@@ -157,9 +157,11 @@ def test_device_sample_world_simulates_five_seconds_without_nan(path):
                 assert not np.any(np.isnan(value)), sensor.name
 
 
-@pytest.mark.xfail(strict=True, reason='known defect (issue 43): MyBot rolls off the slope within '
-                                       '1 s and rests on the floor; in Webots "the robot turns on a '
-                                       'slope" (the world\'s info), its wheel motors holding it')
+@pytest.mark.xfail(strict=True, reason='known defect (issue 43): MyBot slides down the slope at '
+                                       'about 0.1 m/s, its held wheels slipping on the board (the '
+                                       "body's soft frictionless contact still bears a quarter of "
+                                       'the weight); in Webots "the robot turns on a slope" (the '
+                                       "world's info), its wheel motors holding it")
 def test_accelerometer_world_keeps_mybot_on_the_slope():
     path = SAMPLES / 'accelerometer.wbt'
     if not path.is_file():
