@@ -22,6 +22,7 @@ class UserInputAdapter(SensorAdapter):
         self.subscriptions.append(self.node.create_subscription(
             Float64, f'{self.settings.topic}/set', self._on_set, qos.COMMAND))
         self._last: float | None = None
+        self.publish(0.0)   # the default from the start (latched), also on a node started paused
 
     def _on_set(self, msg: Float64) -> None:
         s = self.sensor
@@ -56,6 +57,7 @@ class LedAdapter(SensorAdapter):
         self.subscriptions.append(self.node.create_subscription(
             Int32, f'{self.settings.topic}/set', self._on_set, qos.COMMAND))
         self._last: int | None = None
+        self.publish(0.0)   # off from the start (latched), also on a node started paused
 
     def _on_set(self, msg: Int32) -> None:
         where = f'{self.settings.topic}/set'
