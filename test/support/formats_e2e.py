@@ -51,6 +51,16 @@ def message_class(type_name: str):
     return getattr(importlib.import_module(f'{package}.msg'), name)
 
 
+def _publishers_qos(client, topic: str):
+    """Depth 10, reliable, transient-local where every publisher of ``topic`` is."""
+    from rclpy.qos import DurabilityPolicy, QoSProfile
+    infos = client.get_publishers_info_by_topic(topic)
+    latched = bool(infos) and all(i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
+                                  for i in infos)
+    return QoSProfile(depth=10, durability=DurabilityPolicy.TRANSIENT_LOCAL if latched
+                      else DurabilityPolicy.VOLATILE)
+
+
 def assert_every_device_topic_publishes(client, world: Path) -> dict[str, list]:
     """Each robot topic the node lists for ``world`` (joint states, every sensor; not the latched
     robot_description) delivers a message; returns them by topic."""
@@ -59,8 +69,12 @@ def assert_every_device_topic_publishes(client, world: Path) -> dict[str, list]:
             and not topic.endswith('/robot_description')]
     assert rows, f'no device topics listed for {world.name}'
     received: dict[str, list] = {topic: [] for topic, _ in rows}
+    # a latched topic (an LED's state, published when it changes) is read as ros2 topic echo
+    # reads it: with the publishers' durability, so that its last message arrives
+    spin_until(client, lambda: all(client.count_publishers(t) for t, _ in rows), MESSAGE_TIMEOUT)
     subscriptions = [client.create_subscription(message_class(msg_type), topic,
-                                                received[topic].append, 10)
+                                                received[topic].append,
+                                                _publishers_qos(client, topic))
                      for topic, msg_type in rows]
     try:
         spin_until(client, lambda: all(received.values()), MESSAGE_TIMEOUT)
