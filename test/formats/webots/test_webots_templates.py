@@ -337,7 +337,7 @@ def test_every_webots_lua_module_is_there(module, call, result):
 
 
 def test_lua_console_writes_reach_the_log_and_the_warnings(write_file):
-    write_file('Talk.proto', """#VRML_SIM R2021a utf8
+    write_file('Talk.proto', """#VRML_SIM R2019b utf8
     # template language: lua
     PROTO Talk [ field SFFloat size 0.1 ]
     {
@@ -346,7 +346,7 @@ def test_lua_console_writes_reach_the_log_and_the_warnings(write_file):
       Solid { boundingObject Box { size %{= fields.size.value }% 0.1 0.1 } }
     }
     """)
-    world = write_file('w.wbt', '#VRML_SIM R2021a utf8\nTalk { }\n')
+    world = write_file('w.wbt', '#VRML_SIM R2019b utf8\nTalk { }\n')   # the oldest Lua era
     scene = load(world)
     talk = [w for w in scene.warnings if 'template of PROTO Talk' in w]
     # at the template's first line (the body's opening brace)
