@@ -202,9 +202,6 @@ class MaterialPair:
     restitution: float | None = None
     restitution_threshold: float | None = None
     """Impact speed (m/s) below which a contact does not bounce (RaiSim); ``None``: default."""
-    softness: float | None = None
-    """The contact's constraint force mixing (ODE's CFM, Webots' ``softCFM``): larger is softer;
-    ``None``: as hard as the engine makes contacts."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -321,8 +321,6 @@ class Builder:
                             angularDamping=0.0, physicsClientId=self.client)
         if mass > 0.0:
             kwargs['localInertiaDiagonal'] = list(moments)
-        if contact.stiffness is not None:
-            kwargs.update(contactStiffness=contact.stiffness, contactDamping=contact.damping)
         pb.changeDynamics(*built.locate(link_index), **kwargs)
 
     def _set_joints(self, built: BuiltEntity, joints: list[Joint]) -> None:

@@ -59,8 +59,6 @@ class LinkContact:
     friction: float
     rolling_friction: float  # a deceleration in m/s^2 (see rolling_coefficient)
     restitution: float
-    stiffness: float | None = None  # N/m and N s/m of a soft contact (None: Bullet's own)
-    damping: float | None = None
 
 
 def rolling_coefficient(link: Link, deceleration: float, gravity: float) -> float:
@@ -147,27 +145,7 @@ def fit_materials(scene: Scene,
     restitution = _fit_product(names, pairs('restitution'), defaults.restitution)
     rolling = _fit_rolling(names, pairs('rolling_friction'), friction, defaults.rolling_friction,
                            static - movable)
-    soft = soft_contacts(scene, set(names))
-    return {name: LinkContact(friction[name], rolling[name], restitution[name],
-                              *soft.get(name, (None, None))) for name in names}
-
-
-def soft_contacts(scene: Scene, names: AbstractSet[str]) -> dict[str, tuple[float, float]]:
-    """(stiffness, damping) of the materials in soft pairs (``MaterialPair.softness``, ODE's
-    CFM), as ODE's contact is a spring-damper: ``k = ERP / (h CFM)``, ``c = (1 - ERP) / CFM``
-    with the world's ERP (0.2 where the scene has none) and step ``h``. Bullet's softness is one
-    per link, not per pair: it goes to the pair's named material(s), every contact of theirs."""
-    erp = scene.erp if scene.erp is not None else 0.2
-    soft: dict[str, tuple[float, float]] = {}
-    for pair in scene.material_pairs:
-        if pair.softness is None or pair.softness <= 0.0:
-            continue
-        stiffness = erp / (scene.step_length * pair.softness)
-        damping = (1.0 - erp) / pair.softness
-        for material in {pair.material_a, pair.material_b} - {DEFAULT_MATERIAL, 'default'}:
-            if material in names:
-                soft[material] = (stiffness, damping)
-    return soft
+    return {name: LinkContact(friction[name], rolling[name], restitution[name]) for name in names}
 
 
 def _fit_product(names: list[str], pairs: list[tuple[str, str, float]],

@@ -130,9 +130,8 @@ class TestWebotsDeviceWorlds:
                 depth = messages[0]
                 assert depth.encoding == '32FC1' and depth.width > 0 and depth.height > 0
             if topic.endswith('/accelerometer/data_raw'):
-                # after the first second MyBot is at rest, and at rest an accelerometer reads
-                # the specific force g whatever it stands on (where it stands is
-                # test_webots_corpus_physics.py's question: it rolls off the slope here)
+                # after the first second MyBot is at rest (on its slope: test_webots_simulation
+                # checks where), and at rest an accelerometer reads the specific force g
                 from sensor_msgs.msg import Imu
                 readings: list = []
                 while len(readings) < 100:  # sim time after 1.5 s, when it has come to rest

@@ -21,7 +21,7 @@ def contact_pairs(world_info: Node, context: Context) -> list[MaterialPair]:
     the model's rolling friction is a deceleration in m/s^2 that depends on the rolling body's
     radius, which a contact pair does not know, so non-zero values are reported and left out.
     ``bounce`` and ``bounceVelocity`` are the restitution and its threshold speed (ODE's
-    ``dContactBounce``; see :mod:`...sim.bounce`); ``softCFM``, where set, the pair's softness.
+    ``dContactBounce``; see :mod:`...sim.bounce`).
     """
     pairs = []
     for contact in world_info.nodes('contactProperties'):
@@ -34,11 +34,7 @@ def contact_pairs(world_info: Node, context: Context) -> list[MaterialPair]:
                                   contact.string('material2', 'default'),
                                   INFINITE_FRICTION if friction[0] < 0 else friction[0],
                                   None, contact.float('bounce', 0.5),
-                                  contact.float('bounceVelocity', 0.01),
-                                  # only where the world sets it: a very soft pair (0.1 in
-                                  # accelerometer.wbt) lets a robot's body sink onto its wheels
-                                  contact.float('softCFM', 0.001) if contact.has('softCFM')
-                                  else None))
+                                  contact.float('bounceVelocity', 0.01)))
     return pairs
 
 

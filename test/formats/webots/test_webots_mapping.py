@@ -312,22 +312,6 @@ def test_unknown_nodes_are_warnings_or_strict_errors(write_file):
         load(write_file('s.wbt', HEADER + text), strict=True)
 
 
-def test_a_soft_contact_pair_becomes_the_spring_damper_of_odes_cfm(write_file):
-    """softCFM 0.1 with ERP 0.2 and an 8 ms step: k = ERP / (h CFM) = 250 N/m, c = (1 - ERP) /
-    CFM = 8 N s/m, on the pair's named material (Bullet's softness is per link)."""
-    from scene_sim_ros.sim.materials import fit_materials
-    scene = one(write_file, """
-    WorldInfo { basicTimeStep 8
-      contactProperties [ ContactProperties { material2 "body" coulombFriction [ 0 ] softCFM 0.1 } ]
-    }
-    Solid { contactMaterial "body" boundingObject Box { size 1 1 1 } physics Physics { } }
-    """)
-    assert scene.material_pairs[0].softness == 0.1
-    body = fit_materials(scene)['body']
-    assert (body.stiffness, body.damping) == pytest.approx((250.0, 8.0))
-    assert fit_materials(scene)[''].stiffness is None   # links without a material: as hard
-
-
 def test_contact_bounce_and_bounce_velocity_with_webots_defaults(write_file):
     scene = one(write_file, """
     WorldInfo {
