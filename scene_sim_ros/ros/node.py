@@ -303,14 +303,25 @@ def run(scene: str | None, *, parameters: dict[str, object] | None = None,
             return 1
         except KeyboardInterrupt:  # Ctrl-C while starting: nothing runs yet, nothing to stop
             return 0
-        except Exception:  # noqa: BLE001 - Ctrl-C shut the context down under the build
-            if rclpy.ok():
+        except Exception as err:  # noqa: BLE001 - Ctrl-C shut the context down under the build
+            if rclpy.ok() and not interrupted_native_call(err):
                 raise
             return 0
         return _spin(node)
     finally:
         spawn_loader.discard_prestarted()
         rclpy.try_shutdown()
+
+
+PYBIND_PENDING_ERROR = 'Unable to convert function return value to a Python type'
+"""pybind11's TypeError for a native call (rclpy's deserialize in a callback) during which a
+Python exception became pending: Ctrl-C's KeyboardInterrupt arriving inside it (seen on Jazzy,
+once in some hundred interrupted starts)."""
+
+
+def interrupted_native_call(err: BaseException) -> bool:
+    """Whether ``err`` is a Ctrl-C that arrived inside an rclpy native call."""
+    return isinstance(err, TypeError) and str(err).startswith(PYBIND_PENDING_ERROR)
 
 
 def _spin(node: SimNode) -> int:
@@ -324,8 +335,8 @@ def _spin(node: SimNode) -> int:
             executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
-    except Exception:  # noqa: BLE001 - rclpy's RCLError: the context went away meanwhile
-        if node.context.ok():
+    except Exception as err:  # noqa: BLE001 - rclpy's RCLError: the context went away meanwhile
+        if node.context.ok() and not interrupted_native_call(err):
             raise
     finally:
         # Ctrl-C in a terminal (or launch) can signal the whole process group twice; a second
