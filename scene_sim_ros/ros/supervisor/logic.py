@@ -275,3 +275,10 @@ def mesh_file_vertices(path: Path) -> np.ndarray | None:
         return read_mesh_file(path).vertices
     except MeshFileError:
         return None
+
+
+def rest_box(entity: Entity) -> AABB | None:
+    """The box of ``entity``'s collision shapes with its joints at 0, in its own frame."""
+    from ...scene import bounds
+    return bounds.aabb(bounds.entity_points(entity, bounds.link_poses_at_zero(entity),
+                                            mesh_file_vertices))

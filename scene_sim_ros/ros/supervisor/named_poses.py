@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...scene import Entity, Pose, Scene, bounds
+from ...scene import Entity, Pose, Scene
 from ...scene.bounds import AABB
 from ...scene.transforms import quat_from_axis_angle, quat_normalized
-from .logic import mesh_file_vertices
+from .logic import rest_box
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +57,7 @@ def start_poses(entities: Iterable[Entity], world: str) -> list[NamedPoseValues]
     for entity in entities:
         if entity.kind == 'static':
             continue
-        box = bounds.aabb(bounds.entity_points(entity, bounds.link_poses_at_zero(entity),
-                                               mesh_file_vertices))
+        box = rest_box(entity)
         poses.append(NamedPoseValues(
             f'{entity.name}_start', entity.pose, f'where {entity.name} starts in {world}',
             ('start', entity.kind, entity.name), box))

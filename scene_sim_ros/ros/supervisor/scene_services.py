@@ -24,7 +24,7 @@ from . import compat, logic, named_poses
 from .catalog import SCENE_SERVICES
 from .logic import EntityInfoValues, SupervisorError
 from .services import _handler, _set_pose
-from .world_catalog import describe_all, is_local_source
+from .world_catalog import is_local_source
 
 if TYPE_CHECKING:
     from .services import Supervisor
@@ -57,10 +57,7 @@ class SceneServices:
         listed, _, errors = catalog.listed(local)
         errors += [f'{s}: not a local folder (a path or file://)' for s in request.sources
                    if s not in local]
-        unknown = catalog.unknown(listed)
-        if unknown:
-            catalog.learn(unknown, await self.supervisor.awaitable(  # type: ignore[arg-type]
-                self.supervisor.loader.run(describe_all, unknown)))
+        await self.worlds.describe(listed)
         spawnables, seen = [], set()
         for _, path, _ in listed:
             for entity in catalog.facts(path).entities:

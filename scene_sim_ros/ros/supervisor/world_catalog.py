@@ -19,9 +19,9 @@ from urllib.parse import unquote, urlparse
 
 from ... import resources
 from ...errors import SceneLoadError
-from ...scene import Entity, Scene, bounds
+from ...scene import Entity, Scene
 from ...scene.bounds import AABB
-from .logic import mesh_file_vertices
+from .logic import rest_box
 
 WORLD_SUFFIXES = ('.ros2', '.ros3', '.wbt', '.xml', '.urdf')
 """Files a world folder offers: SimRobot scenes (not the .rsi2/.rsi3 they include), Webots
@@ -105,8 +105,7 @@ def _entity_facts(entity: Entity) -> EntityFacts:
     text = (f'{entity.kind} {entity.name}: {len(entity.links)} links, '
             f'{len(entity.movable_joints)} movable joints, {entity.mass:g} kg'
             + (f', sensors: {sensors}' if sensors else ''))
-    box = bounds.aabb(bounds.entity_points(entity, bounds.link_poses_at_zero(entity),
-                                           mesh_file_vertices))
+    box = rest_box(entity)
     return EntityFacts(entity.name, entity.kind, text, box)
 
 

@@ -80,10 +80,7 @@ class WorldServices:
         if request.offline_only:  # every source here is local: skip any other kind
             sources = [s for s in sources if is_local_source(s)]
         listed, default_errors, source_errors = self.catalog.listed(sources)
-        unknown = self.catalog.unknown(listed)
-        if unknown:
-            self.catalog.learn(unknown, await self.supervisor.awaitable(  # type: ignore[arg-type]
-                self.supervisor.loader.run(describe_all, unknown)))
+        await self.describe(listed)
         wanted, match_all = list(request.filter.tags), request.filter.filter_mode == 1
         worlds = [w for w in self.catalog.worlds(listed)
                   if logic.tags_match(w.tags, wanted, match_all)]
@@ -94,6 +91,13 @@ class WorldServices:
             raise SupervisorError(code, '; '.join(errors))
         response.worlds = [_resource(w) for w in worlds]
         response.result.error_message = '; '.join(errors)
+
+    async def describe(self, listed: Any) -> None:
+        """Parse the files of ``listed`` not described yet, in the loader process."""
+        unknown = self.catalog.unknown(listed)
+        if unknown:
+            self.catalog.learn(unknown, await self.supervisor.awaitable(  # type: ignore[arg-type]
+                self.supervisor.loader.run(describe_all, unknown)))
 
     @_handler
     async def get_current_world(self, request: Any, response: Any) -> None:
@@ -162,14 +166,9 @@ class WorldServices:
     def swap(self, scene: Scene, world: World) -> None:
         """Replace the world (physics thread); time goes on, play/pause stays."""
         supervisor, node = self.supervisor, self.supervisor.node
-        for name in list(node.bridges):
-            supervisor.remove_bridge(name)
-        before = supervisor.stepper.time
-        supervisor.sim.replace_scene(scene)
-        supervisor.stepper.time_offset = before - supervisor.sim.time
-        node.scene, node.scene_path = scene, world.path
+        self.rebuild(scene)
+        node.scene_path = world.path
         node.world_changed()
-        supervisor.spawned.clear()
         for entity in scene.entities:
             supervisor.add_bridge(entity)
         node.republish_robot_description()
@@ -179,6 +178,18 @@ class WorldServices:
         supervisor.refresh_tf()
         node.get_logger().info(f'world {world.name}: {len(scene.entities)} entities '
                                f'({world.uri or "resource_string"})')
+
+    def rebuild(self, scene: Scene) -> None:
+        """Every entity's bridge gone, the simulation rebuilt from ``scene`` with time going on
+        (physics thread)."""
+        supervisor = self.supervisor
+        for name in list(supervisor.node.bridges):
+            supervisor.remove_bridge(name)
+        before = supervisor.stepper.time
+        supervisor.sim.replace_scene(scene)
+        supervisor.stepper.time_offset = before - supervisor.sim.time
+        supervisor.node.scene = scene
+        supervisor.spawned.clear()
 
     @_handler
     async def unload_world(self, request: Any, response: Any) -> None:
@@ -192,13 +203,7 @@ class WorldServices:
         empty = Scene(name='', entities=(), step_length=supervisor.sim.step_length)
 
         def unload() -> None:
-            for name in list(supervisor.node.bridges):
-                supervisor.remove_bridge(name)
-            before = supervisor.stepper.time
-            supervisor.sim.replace_scene(empty)
-            supervisor.stepper.time_offset = before - supervisor.sim.time
-            supervisor.node.scene = empty
-            supervisor.spawned.clear()
+            self.rebuild(empty)
             self.current = None
         await supervisor.physics(unload)
         supervisor.node.get_logger().info('world unloaded')
