@@ -5,7 +5,7 @@
 #   ./dev.sh run [ARGS...]   set up if needed, then `scene-sim-ros run ARGS...` (default scene, headless)
 #   ./dev.sh test [ARGS...]  set up if needed, then pytest over the whole suite (ARGS go to pytest)
 #   ./dev.sh setup [--force] create/update .venv (idempotent; quick when nothing changed)
-#   ./dev.sh lint            set up if needed, then ruff and mypy (part of .ci/run)
+#   ./dev.sh lint            set up if needed, then ruff, mypy and lint-imports (part of .ci/run)
 #   ./dev.sh bench [ARGS...] set up if needed, then bench/run.py ARGS...
 #   ./dev.sh exec CMD...     run CMD inside the venv (e.g. ./dev.sh exec python -m pytest test/ros)
 #   ./dev.sh shell           an interactive shell inside the venv
@@ -416,6 +416,8 @@ main() {
             "$VENV/bin/ruff" check "$ROOT"
             log "mypy (pyproject.toml [tool.mypy])"
             (cd "$ROOT" && "$VENV/bin/mypy")
+            log "lint-imports (pyproject.toml [tool.importlinter]: the layer contracts)"
+            (cd "$ROOT" && "$VENV/bin/lint-imports" --no-cache)
             ;;
         bench)
             setup

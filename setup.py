@@ -104,8 +104,8 @@ setup(
     extras_require={'ray': ['ray>=2.60,<3']},
     entry_points={
         'console_scripts': [
-            'scene-sim-ros = scene_sim_ros.cli:main',
-            'sim_node = scene_sim_ros.ros.node:main',
+            'scene-sim-ros = scene_sim_ros.cli.main:main',
+            'sim_node = scene_sim_ros.ros.runtime.node:main',
         ],
     },
 )

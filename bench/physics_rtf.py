@@ -48,7 +48,7 @@ def main() -> None:
     scene = load_scene(args.scene)
     naos = [e for e in scene.entities if e.kind == 'robot']
     others = [e for e in scene.entities if e.kind != 'robot']
-    from scene_sim_ros.sim.simulation import DEFAULT_SOLVER_ITERATIONS
+    from scene_sim_ros.sim.engines.pybullet.simulation import DEFAULT_SOLVER_ITERATIONS
     iterations = args.iterations or DEFAULT_SOLVER_ITERATIONS
     print(f'{args.scene.name}: step {scene.step_length * 1000:.1f} ms, {iterations} solver '
           f'iterations, median of {args.runs} runs of {args.seconds} s')

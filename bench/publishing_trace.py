@@ -3,7 +3,7 @@
 Usage: ``python bench/publishing_trace.py [SCENE] [--seconds 8] [--warmup 11]``
 
 Runs ``scene-sim-ros run SCENE --real-time-factor 0`` (default Game.ros2) in a child process
-with timestamps around the publishing machinery (see :mod:`scene_sim_ros.ros.publishing`), while
+with timestamps around the publishing machinery (see :mod:`scene_sim_ros.ros.runtime.publishing`), while
 this process consumes every robot's joint states, IMU and odometry and ``/tf`` as serialized
 messages with rclpy's EventsExecutor (``node_rtf.py --raw --events``). Over ``--seconds`` wall
 seconds after ``--warmup`` seconds of sim time it reports the node's RTF (from ``/clock``) and
@@ -50,8 +50,8 @@ def install_trace(events: list[Event]) -> None:
     CPU seconds)."""
     import threading
 
-    from scene_sim_ros.ros import publishing
-    from scene_sim_ros.sim import simulation
+    from scene_sim_ros.ros.runtime import publishing
+    from scene_sim_ros.sim.engines.pybullet import simulation
 
     outbox = publishing.Outbox
     original_init, original_open, original_drain = (
@@ -158,7 +158,7 @@ def child(out: Path, scene: str, seconds: float) -> int:
     seconds to ``out``."""
     events: list[Event] = []
     install_trace(events)
-    from scene_sim_ros import cli
+    from scene_sim_ros.cli import main as cli
     try:
         return cli.main(['run', scene, '--real-time-factor', '0'])
     finally:

@@ -102,7 +102,7 @@ def default_rates() -> dict[str, float]:
 
 def counted_topics(scene) -> dict[str, str]:
     """Topic -> kind, for the non-visual topics the node publishes on ``scene``."""
-    from scene_sim_ros.ros.interface_list import interface_rows
+    from scene_sim_ros.ros.runtime.interface_list import interface_rows
     kinds = {'rosgraph_msgs/msg/Clock': 'clock', 'sensor_msgs/msg/JointState': 'joint_states',
              'sensor_msgs/msg/Imu': 'imu', 'nav_msgs/msg/Odometry': 'odom'}
     topics = {}

@@ -5,7 +5,7 @@ file each cycle unless ``--reuse``), step ``--steps`` steps, delete it. Variants
 within each run so that they share the machine's load:
 
 - ``sim``: the simulator as it is (a deleted spawned body is parked and revived by the next equal
-  spawn, ``scene_sim_ros.sim.body_pool``);
+  spawn, ``scene_sim_ros.sim.engines.pybullet.body_pool``);
 - ``sim-removebody``: the same with every delete a PyBullet ``removeBody`` (the behaviour before
   the pool; the bench swaps the pool's ``park`` for ``removeBody``);
 - ``pybullet``: plain PyBullet, ``createMultiBody`` of a body with as many links (one box shape,

@@ -43,7 +43,7 @@ VARIANTS = ('node', 'node-keeprefs', 'rclpy', 'rclpy-forget')
 
 _KEEP_REFERENCES = """
 import runpy, sys
-import scene_sim_ros.ros.entities as entities
+import scene_sim_ros.ros.runtime.entities as entities
 entities.forget_destroyed = lambda group: None
 sys.argv[0] = 'scene-sim-ros'
 runpy.run_module('scene_sim_ros.cli', run_name='__main__', alter_sys=True)
@@ -63,7 +63,7 @@ from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
 sys.path.insert(0, {root!r})
 from scene_sim_ros.ros import qos
-from scene_sim_ros.ros.entities import forget_destroyed
+from scene_sim_ros.ros.runtime.entities import forget_destroyed
 
 PUBLISHERS = [
     (JointState, 'joint_states', qos.SENSOR), (String, 'robot_description', qos.LATCHED),

@@ -161,7 +161,7 @@ def _launch_setup(context):
     if rsp:
         actions += _robot_state_publishers(value, isolate, use_sim_time)
     if rviz:
-        from scene_sim_ros.ros.names import isolation_remappings
+        from scene_sim_ros.ros.bridge.names import isolation_remappings
         actions.append(Node(
             package='rviz2', executable='rviz2', output='screen',
             arguments=['-d', os.path.join(HERE, '..', 'config', 'scene_sim_ros.rviz')],
@@ -174,7 +174,7 @@ def _robot_state_publishers(value, isolate, use_sim_time):
     # The scene loaders and the URDF export are pure Python: no simulation is started here.
     from scene_sim_ros.formats import load_scene
     from scene_sim_ros.resources import default_scene_path
-    from scene_sim_ros.ros.names import instance_frame_prefix, isolation_remappings
+    from scene_sim_ros.ros.bridge.names import instance_frame_prefix, isolation_remappings
     from scene_sim_ros.sim.urdf import entity_to_urdf
 
     scene = load_scene(value['scene'] or default_scene_path())

@@ -5,21 +5,23 @@ The layers, each usable without the next::
 
     from scene_sim_ros import load_scene, Simulation
     scene = load_scene('SimpleVehicle.ros2')   # format-neutral Scene model (no PyBullet)
-    sim = Simulation(scene)                    # PyBullet, no ROS
+    sim = Simulation(scene)                    # PyBullet (a sim.simulator.Simulator), no ROS
     sim.step(100)
 
-``scene_sim_ros.ros`` holds the ROS 2 node; nothing else imports rclpy.
+``scene_sim_ros.ros`` holds the ROS 2 node (``scene_sim_ros.cli`` the command line on top of it);
+nothing else imports rclpy. The layers are contracts, checked by ``lint-imports``
+(``pyproject.toml``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import CommandError, SceneLoadError, SceneSimError, SimulationError
-from .formats import load_scene
+from scene_sim_ros.errors import CommandError, SceneLoadError, SceneSimError, SimulationError
+from scene_sim_ros.formats import load_scene
 
 if TYPE_CHECKING:
-    from .sim.simulation import Simulation
+    from scene_sim_ros.sim.engines import Simulation
 
 __version__ = '0.1.0'
 
@@ -27,8 +29,8 @@ __version__ = '0.1.0'
 def __getattr__(name: str) -> Any:
     # PyBullet is imported only by code that simulates, so loaders stay light.
     if name == 'Simulation':
-        from .sim.simulation import Simulation
-        return Simulation
+        from scene_sim_ros.sim import engines
+        return engines.Simulation
     raise AttributeError(name)
 
 

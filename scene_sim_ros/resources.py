@@ -30,8 +30,8 @@ def default_scene_path() -> Path:
 
 def _example_files() -> dict[str, Path]:
     """name -> file of every example scene, in name order."""
-    from .errors import SceneLoadError
-    from .formats import format_of
+    from scene_sim_ros.errors import SceneLoadError
+    from scene_sim_ros.formats import format_of
     found: dict[str, Path] = {}
     if not EXAMPLES_DIR.is_dir():
         return found
@@ -61,7 +61,7 @@ def resolve_scene(value: str) -> str:
             return value
     except OSError:  # a name too long for the file system: the loader says so in one line
         return value
-    from .errors import SceneSimError
+    from scene_sim_ros.errors import SceneSimError
     try:
         return str(example_path(value))
     except SceneSimError:
@@ -75,7 +75,7 @@ def example_path(name: str) -> Path:
 
     Raises :class:`~scene_sim_ros.errors.SceneSimError` listing the known names on a miss.
     """
-    from .errors import SceneSimError
+    from scene_sim_ros.errors import SceneSimError
     files = _example_files()
     stem = name
     if name not in files and Path(name).suffix:
@@ -92,7 +92,7 @@ def example_path(name: str) -> Path:
 
 def example_format(path: Path) -> str:
     """The format module name of an example file (``simrobot``, ``webots``, ...)."""
-    from .formats import format_of
+    from scene_sim_ros.formats import format_of
     return format_of(path)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scene_sim_ros import cli
+from scene_sim_ros.cli import main as cli
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:

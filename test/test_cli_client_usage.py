@@ -11,8 +11,8 @@ import re
 
 import pytest
 
-from scene_sim_ros.client_commands import COMMANDS
-from scene_sim_ros.ros.client.values import BadValue, parse_assignments, parse_pose, parse_value
+from scene_sim_ros.cli.client.values import BadValue, parse_assignments, parse_pose, parse_value
+from scene_sim_ros.cli.client_commands import COMMANDS
 from support.cli import REPO, cli
 
 

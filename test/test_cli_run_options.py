@@ -3,7 +3,7 @@ is exercised end to end in test/ros)."""
 
 import pytest
 
-from scene_sim_ros import cli
+from scene_sim_ros.cli import main as cli
 
 
 @pytest.fixture
@@ -14,7 +14,7 @@ def captured(monkeypatch):
         calls.append((scene, parameters, ros_args))
         return 0
 
-    import scene_sim_ros.ros.node as node
+    import scene_sim_ros.ros.runtime.node as node
     monkeypatch.setattr(node, 'run', fake_run)
     return calls
 

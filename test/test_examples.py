@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scene_sim_ros.cli import build_parser
+from scene_sim_ros.cli.main import build_parser
 from scene_sim_ros.errors import SceneSimError
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.resources import (

@@ -10,7 +10,7 @@ import pytest
 
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.resources import default_scene_path
-from scene_sim_ros.ros.interface_list import interface_rows
+from scene_sim_ros.ros.runtime.interface_list import interface_rows
 
 LAYOUT = Path(__file__).resolve().parents[1] / 'config' / 'foxglove-layout.json'
 
@@ -98,7 +98,7 @@ def test_a_generated_layout_shows_every_robot_of_the_game_on_published_topics():
     """`scene-sim-ros layout SCENE`: one URDF layer per robot, each on a topic `run` publishes
     and on the robot's prefixed frames; the first camera in the image panel. (The frames on
     /tf: test/ros/test_viewer_configs_against_tf.py.)"""
-    from scene_sim_ros.ros.viewer_layout import layout_for
+    from scene_sim_ros.ros.outputs.viewer_layout import layout_for
     from support.corpus import CORPUS, skip_if_missing
     game_file = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
     skip_if_missing(game_file)
@@ -118,7 +118,7 @@ def test_a_generated_layout_shows_every_robot_of_the_game_on_published_topics():
 
 
 def test_the_generated_layout_of_the_default_scene_matches_the_shipped_one():
-    from scene_sim_ros.ros.viewer_layout import layout_for
+    from scene_sim_ros.ros.outputs.viewer_layout import layout_for
     shipped = json.loads(LAYOUT.read_text())['configById']
     generated = layout_for(load_scene(default_scene_path()))['configById']
     assert generated['3D!scene']['layers'] == shipped['3D!scene']['layers']

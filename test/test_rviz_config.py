@@ -7,7 +7,7 @@ import yaml
 
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.resources import default_scene_path
-from scene_sim_ros.ros.interface_list import interface_rows
+from scene_sim_ros.ros.runtime.interface_list import interface_rows
 
 CONFIG = Path(__file__).resolve().parents[1] / 'config' / 'scene_sim_ros.rviz'
 

@@ -12,19 +12,30 @@ Modules: ``spec`` (the YAML spec), ``runs`` (the runs and their keys), ``worker`
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-# name -> module; imported on first use, so that the CLI's start-up stays light
-_EXPORTS = {'BatchReport': 'driver', 'run_batch': 'driver', 'ResultStore': 'results',
-            'RunTask': 'runs', 'plan_runs': 'runs', 'BatchSpec': 'spec', 'load_spec': 'spec',
-            'spec_from_mapping': 'spec', 'RunContext': 'worker', 'SpecError': 'yaml_nodes'}
+__all__ = ['BatchReport', 'BatchSpec', 'ResultStore', 'RunContext', 'RunTask', 'SpecError',
+           'load_spec', 'plan_runs', 'run_batch', 'spec_from_mapping']
 
 
 def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f'{__name__}.{_EXPORTS[name]}'), name)
+    # imported on first use, so that the CLI's start-up stays light
+    if name in ('BatchReport', 'run_batch'):
+        from scene_sim_ros.batch import driver
+        return getattr(driver, name)
+    if name == 'ResultStore':
+        from scene_sim_ros.batch import results
+        return getattr(results, name)
+    if name in ('RunTask', 'plan_runs'):
+        from scene_sim_ros.batch import runs
+        return getattr(runs, name)
+    if name in ('BatchSpec', 'load_spec', 'spec_from_mapping'):
+        from scene_sim_ros.batch import spec
+        return getattr(spec, name)
+    if name == 'RunContext':
+        from scene_sim_ros.batch import worker
+        return getattr(worker, name)
+    if name == 'SpecError':
+        from scene_sim_ros.batch import yaml_nodes
+        return getattr(yaml_nodes, name)
     raise AttributeError(name)
-
-
-__all__ = sorted(_EXPORTS)

@@ -17,8 +17,8 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from .results import Outcome
-from .runs import RunTask
+from scene_sim_ros.batch.results import Outcome
+from scene_sim_ros.batch.runs import RunTask
 
 POLL_S = 0.05
 LOG_TAIL = 2000  # characters of the worker's output kept with a failure
@@ -46,7 +46,7 @@ def attempt(task: RunTask, cancel: threading.Event | None = None) -> Outcome | N
         return _outcome(task, worker.returncode, status, out, wall)
 
 
-def _wait(worker: subprocess.Popen, limit: float | None, started: float,
+def _wait(worker: subprocess.Popen[bytes], limit: float | None, started: float,
           cancel: threading.Event | None) -> str:
     while worker.poll() is None:
         if cancel is not None and cancel.is_set():
@@ -59,7 +59,7 @@ def _wait(worker: subprocess.Popen, limit: float | None, started: float,
     return 'exited'
 
 
-def _kill(worker: subprocess.Popen) -> None:
+def _kill(worker: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(worker.pid, signal.SIGKILL)
     except ProcessLookupError:

@@ -23,7 +23,7 @@ def _at_least(minimum: int) -> Callable[[str], int]:
     return parse
 
 
-def add_batch_command(commands: argparse._SubParsersAction) -> None:
+def add_batch_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     batch = commands.add_parser(
         'batch', help='run many simulations: scenes x seeds x parameter sets (no ROS)',
         description='Run every scene x parameter set x seed of a spec for its duration without\n'
@@ -55,8 +55,8 @@ def add_batch_command(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from .driver import run_batch
-    from .spec import load_spec
+    from scene_sim_ros.batch.driver import run_batch
+    from scene_sim_ros.batch.spec import load_spec
     spec = load_spec(args.spec, output=args.output)
     # SIGTERM stops like Ctrl-C, and Ctrl-C works also where SIGINT came ignored (a background
     # job of a script)

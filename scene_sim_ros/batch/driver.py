@@ -7,11 +7,11 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from .executors import Executor, make_executor
-from .progress import Progress
-from .results import ResultStore
-from .runs import RunTask, plan_runs
-from .spec import BatchSpec
+from scene_sim_ros.batch.executors import Executor, make_executor
+from scene_sim_ros.batch.progress import Progress
+from scene_sim_ros.batch.results import ResultStore
+from scene_sim_ros.batch.runs import RunTask, plan_runs
+from scene_sim_ros.batch.spec import BatchSpec
 
 WAIT_S = 0.5
 

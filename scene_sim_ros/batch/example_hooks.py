@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from scene_sim_ros.sim.simulator import Simulator
+
 STEER_PERIOD_S = 1.0
 
 
-def wander(sim: Any, run: Any) -> None:
+def wander(sim: Simulator, run: Any) -> None:
     """Drive the default scene's rover at ``wheel_speed`` rad/s, steering by a random amount
     from the run's seeded generator every second (so each seed takes another path)."""
     if 'rover' not in sim.entity_names():
@@ -22,7 +24,7 @@ def wander(sim: Any, run: Any) -> None:
     sim.command('rover', 'right_wheel_joint', velocity=speed + steer)
 
 
-def rover_position(sim: Any, run: Any) -> dict[str, float] | None:
+def rover_position(sim: Simulator, run: Any) -> dict[str, float] | None:
     """At the end: where the rover got to (recorded under ``hook`` and in summary.csv)."""
     if 'rover' not in sim.entity_names():
         return None

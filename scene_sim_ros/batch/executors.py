@@ -10,10 +10,10 @@ import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, Protocol
 
-from ..errors import SceneSimError
-from .attempt import attempt
-from .results import Outcome
-from .runs import RunTask
+from scene_sim_ros.batch.attempt import attempt
+from scene_sim_ros.batch.results import Outcome
+from scene_sim_ros.batch.runs import RunTask
+from scene_sim_ros.errors import SceneSimError
 
 RAY_PIN = 'ray==2.60.0'
 
@@ -45,7 +45,7 @@ class LocalExecutor:
         self.slots = workers or default_workers()
         self._pool = ThreadPoolExecutor(self.slots, thread_name_prefix='batch-run')
         self._cancel = threading.Event()
-        self._futures: dict[Future, RunTask] = {}
+        self._futures: dict[Future[Outcome | None], RunTask] = {}
 
     def submit(self, task: RunTask) -> None:
         self._futures[self._pool.submit(attempt, task, self._cancel)] = task

@@ -12,13 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from ..scene.transforms import quat_rotate
-from .spec import Recording, SensorSampling
+from scene_sim_ros.batch.spec import Recording, SensorSampling
+from scene_sim_ros.scene.transforms import quat_rotate
+from scene_sim_ros.sim.simulator import Simulator
 
 UP = (0.0, 0.0, 1.0)
 
 
-def moving_entities(sim: Any, kinds: tuple[str, ...] = ('robot', 'object')) -> list[str]:
+def moving_entities(sim: Simulator, kinds: tuple[str, ...] = ('robot', 'object')) -> list[str]:
     """The scene's entities of ``kinds`` that can move (not pinned to the world)."""
     loaded = set(sim.entity_names())
     return [entity.name for entity in sim.scene.entities
@@ -28,13 +29,13 @@ def moving_entities(sim: Any, kinds: tuple[str, ...] = ('robot', 'object')) -> l
 class DistanceMetric:
     """Path length (sum of the root's step-to-step moves) and net displacement per entity."""
 
-    def __init__(self, sim: Any):
+    def __init__(self, sim: Simulator):
         self.names = moving_entities(sim)
         self.start = {name: np.array(sim.get_pose(name)[0]) for name in self.names}
         self.last = dict(self.start)
         self.path = dict.fromkeys(self.names, 0.0)
 
-    def after_step(self, sim: Any) -> None:
+    def after_step(self, sim: Simulator) -> None:
         for name in self.names:
             position = np.array(sim.get_pose(name)[0])
             self.path[name] += float(np.linalg.norm(position - self.last[name]))
@@ -50,20 +51,20 @@ class FallenMetric:
     """A robot has fallen when its root's up axis has tilted more than ``tilt_deg`` from where it
     pointed at the start (so robots that start lying are judged against that)."""
 
-    def __init__(self, sim: Any, tilt_deg: float):
+    def __init__(self, sim: Simulator, tilt_deg: float):
         self.tilt_deg = tilt_deg
         self.names = moving_entities(sim, ('robot',))
         self.start_up = {name: self._up(sim, name) for name in self.names}
         self.tilt: dict[str, float] = dict.fromkeys(self.names, 0.0)
 
     @staticmethod
-    def _up(sim: Any, name: str) -> np.ndarray:
+    def _up(sim: Simulator, name: str) -> np.ndarray:
         return np.array(quat_rotate(sim.get_pose(name)[1], UP))
 
-    def after_step(self, sim: Any) -> None:
+    def after_step(self, sim: Simulator) -> None:
         pass  # judged at the end only: a robot that stumbles and stands up again has not fallen
 
-    def finish(self, sim: Any) -> None:
+    def finish(self, sim: Simulator) -> None:
         for name in self.names:
             cosine = float(np.clip(np.dot(self.start_up[name], self._up(sim, name)), -1.0, 1.0))
             self.tilt[name] = math.degrees(math.acos(cosine))
@@ -76,7 +77,7 @@ class FallenMetric:
 class SensorSampler:
     """Readings of one sensor every ``period`` steps, stacked per field at the end."""
 
-    def __init__(self, sim: Any, sampling: SensorSampling):
+    def __init__(self, sim: Simulator, sampling: SensorSampling):
         self.sampling = sampling
         self.name = f'{sampling.entity}/{sampling.sensor}'
         self.period = max(1, round(1.0 / (sampling.rate * sim.step_length)))
@@ -84,7 +85,7 @@ class SensorSampler:
         self.times: list[float] = []
         self.fields: dict[str, list[Any]] = {}
 
-    def after_step(self, sim: Any) -> None:
+    def after_step(self, sim: Simulator) -> None:
         if sim.steps % self.period:
             return
         self.times.append(sim.time)
@@ -114,7 +115,7 @@ def _stack(name: str, values: list[Any]) -> np.ndarray:
 class RunRecorder:
     """All recorders of one run, as :class:`~.spec.Recording` asks."""
 
-    def __init__(self, sim: Any, recording: Recording):
+    def __init__(self, sim: Simulator, recording: Recording):
         self.recording = recording
         self.metrics: list[Any] = []
         if 'distance' in recording.metrics:
@@ -127,13 +128,13 @@ class RunRecorder:
         self.warnings = [f'no entity {s.entity!r} in this scene: {s.entity}/{s.sensor} not sampled'
                          for s in recording.sensors if s.entity not in present]
 
-    def after_step(self, sim: Any) -> None:
+    def after_step(self, sim: Simulator) -> None:
         for metric in self.metrics:
             metric.after_step(sim)
         for sampler in self.samplers:
             sampler.after_step(sim)
 
-    def result(self, sim: Any) -> dict[str, Any]:
+    def result(self, sim: Simulator) -> dict[str, Any]:
         metrics: dict[str, Any] = {}
         for metric in self.metrics:
             if hasattr(metric, 'finish'):

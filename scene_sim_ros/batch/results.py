@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .runs import RunTask
+from scene_sim_ros.batch.runs import RunTask
 
 NPZ_TIME = (1980, 1, 1, 0, 0, 0)  # the zip epoch: same bytes for the same arrays
 

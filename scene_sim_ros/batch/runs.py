@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .spec import BatchSpec, Recording
+from scene_sim_ros.batch.spec import BatchSpec, Recording
 
 KEY_LENGTH = 16  # hex digits; 64 bits keep collisions out of reach for any batch size
 
@@ -41,7 +41,7 @@ class RunTask:
                 'duration': self.duration}
 
     def recording(self) -> Recording:
-        from .spec import SensorSampling
+        from scene_sim_ros.batch.spec import SensorSampling
         record = dict(self.record)
         record['metrics'] = tuple(record['metrics'])
         record['sensors'] = tuple(SensorSampling(**s) for s in record['sensors'])

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .yaml_nodes import Located, SpecError, load_located, plain
+from scene_sim_ros.batch.yaml_nodes import Located, SpecError, load_located, plain
 
 METRICS = ('fallen', 'distance')
 HOOK_CALLS = ('step', 'end')
@@ -213,8 +213,8 @@ def _scenes(node: Located, base_dir: Path, source: str) -> tuple[SceneEntry, ...
 
 
 def _scene_path(item: Located, base_dir: Path, source: str) -> Path:
-    from ..errors import SceneSimError
-    from ..resources import default_scene_path, example_path
+    from scene_sim_ros.errors import SceneSimError
+    from scene_sim_ros.resources import default_scene_path, example_path
     text = item.value
     path = (base_dir / Path(text).expanduser()).resolve()
     if path.is_file():

@@ -13,15 +13,16 @@ import os
 import random
 import sys
 import traceback
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .results import write_npz
-from .runs import RunTask, file_sha256
-from .spec import importable_from, resolve_hook
+from scene_sim_ros.batch.results import write_npz
+from scene_sim_ros.batch.runs import RunTask, file_sha256
+from scene_sim_ros.batch.spec import importable_from, resolve_hook
 
 PARENT_CHECK_STEPS = 200  # how often a worker looks whether the batch that started it is gone
 
@@ -40,11 +41,12 @@ class RunContext:
     record: dict[str, Any] = field(default_factory=dict)
 
 
-def execute(task: RunTask, parent_pid: int | None = None) -> tuple[dict[str, Any], dict]:
+def execute(task: RunTask, parent_pid: int | None = None
+            ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """Run ``task``; returns (result mapping, sample arrays)."""
-    from ..formats import load_scene
-    from ..sim.simulation import Simulation
-    from .recording import RunRecorder
+    from scene_sim_ros.batch.recording import RunRecorder
+    from scene_sim_ros.formats import load_scene
+    from scene_sim_ros.sim.engines import create_simulator
     path = Path(task.scene_path)
     if file_sha256(path) != task.scene_sha256:
         raise RuntimeError(f'{path} differs from the file the batch was planned with (another '
@@ -59,7 +61,7 @@ def execute(task: RunTask, parent_pid: int | None = None) -> tuple[dict[str, Any
         end_hook = _hook(recording.hook('end'))
     context = RunContext(task.scene_name, task.seed, task.params, task.duration,
                          np.random.default_rng(task.seed))
-    with Simulation(scene, seed=task.seed) as sim:
+    with closing(create_simulator(scene, seed=task.seed)) as sim:
         recorder = RunRecorder(sim, recording)
         steps = round(task.duration / sim.step_length)
         for _ in range(steps):

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import SceneLoadError
+from scene_sim_ros.errors import SceneLoadError
 
 
 class SpecError(SceneLoadError):

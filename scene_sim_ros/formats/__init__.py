@@ -13,19 +13,20 @@ The loader is chosen by extension; ``.xml`` files are told apart by their root e
 
 from __future__ import annotations
 
-import importlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+
+from scene_sim_ros import limits
 
 from ..errors import SceneLoadError, UnsupportedFormatError
 from ..scene import Scene
-from . import limits, paths
+from . import paths
 from .collector import collector_paused
 from .validate import validate
 
-# extension -> module name (imported on first use so that one format's dependencies or bugs
-# never stop another format from loading)
+# extension -> module name (imported on first use, see _loader, so that one format's
+# dependencies or bugs never stop another format from loading)
 LOADERS: dict[str, str] = {
     '.ros2': 'simrobot', '.rsi2': 'simrobot', '.ros3': 'simrobot', '.rsi3': 'simrobot',
     '.wbt': 'webots', '.proto': 'webots',
@@ -100,6 +101,26 @@ def format_of(path: Path) -> str:
         + ', '.join(supported_extensions()), path)
 
 
+def _loader(name: str) -> Callable[..., Scene]:
+    """The ``load`` function of format module ``name``, imported now."""
+    if name == 'simrobot':
+        from scene_sim_ros.formats import simrobot
+        return simrobot.load
+    if name == 'webots':
+        from scene_sim_ros.formats import webots
+        return webots.load
+    if name == 'simox':
+        from scene_sim_ros.formats import simox
+        return simox.load
+    if name == 'raisim':
+        from scene_sim_ros.formats import raisim
+        return raisim.load
+    if name == 'urdf':
+        from scene_sim_ros.formats import urdf
+        return urdf.load
+    raise ValueError(f'no format module {name!r}')
+
+
 def load_scene(path: str | Path, *, parameters: Mapping[str, str] | None = None,
                strict: bool = False, simrobot_core: object = 'auto') -> Scene:
     """Load a scene file of any supported format.
@@ -118,13 +139,13 @@ def load_scene(path: str | Path, *, parameters: Mapping[str, str] | None = None,
                              str(path)[:300]) from None
     limits.check_file_size(path)
     name = format_of(path)
-    module = importlib.import_module(f'{__name__}.{name}')
+    load = _loader(name)
     options: dict[str, object] = dict(parameters=parameters, strict=strict)
     if name == 'simrobot':
         options['simrobot_core'] = simrobot_core
     with paths.scope(path), collector_paused():
         try:
-            scene = module.load(path, **options)
+            scene = load(path, **options)
         except RecursionError:
             raise SceneLoadError('elements nest too deeply to read', path) from None
     return validate(scene, strict)

@@ -20,8 +20,9 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from scene_sim_ros import limits
+
 from ..errors import SceneLoadError
-from . import limits
 
 SEARCH_PATH_ENV = 'SCENE_SIM_ROS_SEARCH_PATH'
 _DATA_DIR = Path(__file__).resolve().parent.parent / 'data'

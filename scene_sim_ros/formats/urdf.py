@@ -40,6 +40,8 @@ from pathlib import Path
 
 from lxml import etree
 
+from scene_sim_ros import limits
+
 from ..errors import SceneLoadError
 from ..scene import (
     Box,
@@ -61,7 +63,7 @@ from ..scene import (
 from ..scene.geometry import GREY, RGBA, Shape
 from ..scene.inertia import rotate_inertia
 from ..scene.transforms import IDENTITY, Pose, normalized
-from . import limits, paths, xml_parse
+from . import paths, xml_parse
 
 DEFAULT_SERVO_P = 20.0
 """Servo gain (1/s): commanded joint velocity per unit of position error."""

@@ -17,11 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from scene_sim_ros import limits
+
 from ..errors import SceneLoadError
 from ..scene import Entity, Scene
 from ..scene.geometry import Heightfield, Mesh
 from ..scene.transforms import Pose
-from . import limits
 
 _SKIPPED = frozenset({'metadata', 'warnings'})
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from lxml import etree
 
-from . import limits
+from scene_sim_ros import limits
 
 CHUNK_BYTES = 1 << 16
 LIBXML_LAST_LINE = 65535  # libxml2 reports any line after it as 65535

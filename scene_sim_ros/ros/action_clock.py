@@ -5,7 +5,7 @@ Why: rcl gives every action server a result-expiry timer on the clock it is crea
 keeps it cancelled while no result waits to expire. A ROS-time timer is woken by the clock's
 forward jumps, and rcl's jump callback (``_rcl_timer_time_jump``) triggers the timer's guard
 condition whenever the timer is past due, cancelled or not. The node moves its own ROS time
-after every step (:mod:`.step_loop`), so once the sim time passed rclpy's ``result_timeout``
+after every step (:mod:`.runtime.step_loop`), so once the sim time passed rclpy's ``result_timeout``
 (10 s), every step woke the executor thread, which rebuilt its wait set (about 500 entities on
 Game.ros2) in Python and found nothing to do: 50 to 80 wake-ups per second fighting the physics
 thread for the GIL (measured on Game.ros2: node CPU per sim second 0.67 s with them, 0.53 s

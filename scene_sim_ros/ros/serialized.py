@@ -20,8 +20,6 @@ from typing import Any
 import numpy as np
 from rclpy.serialization import serialize_message
 
-from .conversions import NANOSECONDS
-
 _SENTINEL = 1.2345678901234567e300
 """First sentinel double; the k-th is ``_SENTINEL * (1 + k * 2**-40)`` (all distinct)."""
 
@@ -31,6 +29,9 @@ _HEADER = 4
 """Bytes of the CDR encapsulation header; payload alignment counts from there."""
 
 VECTOR_FIELDS = ('x', 'y', 'z', 'w')
+
+
+NANOSECONDS = 1_000_000_000
 
 
 def _get(msg: Any, path: str) -> Any:

@@ -1,59 +1,10 @@
-"""PyBullet backend: world building, stepping, motor models, sensor readout, supervisor operations.
+"""The simulator: the engine-neutral core and the engines behind it.
 
-:class:`scene_sim_ros.sim.simulation.Simulation` is the entry point (also importable as
-``scene_sim_ros.Simulation``; its parts: ``entity_lookup``, ``state_queries``, ``world_edits``,
-``sensor_hooks``). Modules: ``builder`` (scene model -> multibodies; ``link_layout`` its link
-order and parts, ``built_entity`` what it returns), ``shapes`` (shared collision/visual shapes),
-``materials`` (friction fit), ``motors`` (SimRobot motor models), ``urdf`` (URDF export),
-``sensors`` (sensor readers). No rclpy below this package.
+:class:`.simulator.Simulator` is what a simulator offers (the ROS layer, sensors, batch and the
+supervisor use nothing else); :mod:`.engines.pybullet` implements it with PyBullet
+(``scene_sim_ros.Simulation``). Engine-neutral modules: ``link_layout`` (link order and parts of
+an entity), ``materials`` (friction fit), ``motors`` (SimRobot motor models), ``mobile_base``,
+``urdf`` (URDF export), ``ros2_control``, ``sensors`` (sensor readers), ``render`` (the GL
+renderer, which only takes poses). No rclpy below this package; nothing outside
+``sim/engines/<engine>/`` imports the engine.
 """
-
-import contextlib
-import os
-import sys
-from collections.abc import Iterator
-
-
-@contextlib.contextmanager
-def c_output_silenced() -> Iterator[None]:
-    """Silence what C code prints (file descriptors 1 and 2, C's stdio buffers flushed into the
-    void before they are restored) inside the block. PyBullet prints its notes with printf."""
-    try:
-        saved = (os.dup(1), os.dup(2))
-    except OSError:  # no stdout / stderr at all
-        yield
-        return
-    sys.stdout.flush()
-    sys.stderr.flush()
-    try:
-        with open(os.devnull, 'wb') as devnull:
-            os.dup2(devnull.fileno(), 1)
-            os.dup2(devnull.fileno(), 2)
-            try:
-                yield
-            finally:
-                _libc_fflush()
-                os.dup2(saved[0], 1)
-                os.dup2(saved[1], 2)
-    finally:
-        for fd in saved:
-            os.close(fd)
-
-
-def _libc_fflush() -> None:
-    import ctypes
-    try:
-        ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError):  # no C library to flush (not CPython on a libc)
-        pass
-
-
-def _import_pybullet_quietly() -> None:
-    """Import PyBullet once with C stderr silenced: its module init prints ``pybullet build
-    time: ...`` into every log and every terminal."""
-    if 'pybullet' not in sys.modules:
-        with c_output_silenced():
-            import pybullet  # noqa: F401
-
-
-_import_pybullet_quietly()

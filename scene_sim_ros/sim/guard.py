@@ -1,10 +1,10 @@
-"""Explosion guard: a body faster than :data:`MAX_SPEED` or a non-finite state is reported once
-per entity, naming the link and the joint that moves it; never silent NaN poses.
+"""Explosion guard rules: a body faster than :data:`MAX_SPEED` or a non-finite state is
+reported once per entity, naming the link and the joint that moves it; never silent NaN poses.
 
-:meth:`ExplosionGuard.check` runs after physics steps (every :data:`CHECK_PERIOD` of simulated
-time, and at least every step while something is wrong): for each moving entity one batched
-PyBullet query of its base and link states. A finding goes to ``Simulation.warnings`` (once per
-entity), to the ``scene_sim_ros`` logger and to :attr:`ExplosionGuard.reports`; poses read
+An engine reads its bodies (:meth:`ExplosionGuard.samples`, one batched query per moving
+entity); the rules here judge them. :meth:`ExplosionGuard.check` runs after steps (every
+:data:`CHECK_PERIOD` of simulated time). A finding goes to the simulation's ``warnings`` (once
+per entity), to the ``scene_sim_ros`` logger and to :attr:`ExplosionGuard.reports`; poses read
 afterwards that are not finite raise :class:`~scene_sim_ros.errors.SimulationError` with the
 report (see :meth:`ExplosionGuard.require_finite`).
 """
@@ -13,31 +13,72 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
-import pybullet as pb
-
-from ..errors import SimulationError
-
-if TYPE_CHECKING:
-    from .built_entity import BuiltEntity
+from scene_sim_ros.errors import SimulationError
 
 MAX_SPEED = 50.0  # m/s, any link's centre of mass
 CHECK_PERIOD = 0.05  # s of simulated time between checks
 LOG = logging.getLogger('scene_sim_ros')
 
+Built = TypeVar('Built')
 
-def _finite(values: Any) -> bool:
+
+def finite(values: Iterable[float]) -> bool:
     return all(math.isfinite(v) for v in values)
 
 
-class ExplosionGuard:
-    """Watches the entities of one simulation (``sim``: a :class:`Simulation`)."""
+@dataclass(frozen=True, slots=True)
+class MotionSample:
+    """One link of an entity as the engine reads it: ``link`` (the entity's link index, -1 the
+    root), ``state`` (pose and velocities, all of which must be finite) and ``speed`` (m/s of
+    its centre of mass; 0 for a fixed root)."""
 
-    def __init__(self, sim: Any):
-        self.sim = sim
+    link: int
+    state: tuple[float, ...]
+    speed: float
+
+
+def finding(samples: Sequence[MotionSample], where: Callable[[int], str], time: float) -> str | None:
+    """What is wrong with an entity whose links read ``samples`` (in the engine's order), or
+    None: the first non-finite state, else the fastest link over :data:`MAX_SPEED`."""
+    bad = next((s.link for s in samples if not finite(s.state)), None)
+    worst_link, worst_speed = -1, 0.0
+    for sample in samples:
+        if math.isfinite(sample.speed) and sample.speed > worst_speed:
+            worst_link, worst_speed = sample.link, sample.speed
+    at = f't = {time:.3f} s'
+    if bad is not None:
+        return f'non-finite (NaN) state at {where(bad)}, {at}'
+    if worst_speed > MAX_SPEED:
+        return f'{where(worst_link)} moves at {worst_speed:.3g} m/s (> {MAX_SPEED:g} m/s), {at}'
+    return None
+
+
+class ExplosionGuard(Generic[Built]):
+    """Watches the entities of one simulation. An engine subclass says which entities move
+    (:meth:`moving`), reads them (:meth:`samples`), names their links (:meth:`where`) and finds
+    them by name (:meth:`lookup`)."""
+
+    def __init__(self, step_length: float, warnings: list[str], now: Callable[[], float]):
         self.reports: dict[str, str] = {}  # entity -> its one report
-        self.period = max(1, round(CHECK_PERIOD / sim.step_length))
+        self.period = max(1, round(CHECK_PERIOD / step_length))
+        self._warnings = warnings
+        self._now = now
+
+    def moving(self) -> Iterable[tuple[str, Built]]:  # pragma: no cover - engine's part
+        raise NotImplementedError
+
+    def samples(self, built: Built) -> Sequence[MotionSample]:  # pragma: no cover
+        raise NotImplementedError
+
+    def where(self, built: Built, link: int) -> str:  # pragma: no cover
+        raise NotImplementedError
+
+    def lookup(self, entity: str) -> Built | None:  # pragma: no cover
+        raise NotImplementedError
 
     def reset(self) -> None:
         self.reports.clear()
@@ -46,65 +87,30 @@ class ExplosionGuard:
         """Check the entities if ``steps`` (steps since loading) is due."""
         if steps % self.period:
             return
-        for name, built in list(self.sim._entities.items()):
-            if (built.fixed and not built.joint_indices) or name in self.reports:
+        for name, built in list(self.moving()):
+            if name in self.reports:
                 continue
-            finding = self._inspect(built)
-            if finding is not None:
-                self._report(name, finding)
+            found = self._inspect(built)
+            if found is not None:
+                self._report(name, found)
 
-    def _inspect(self, built: BuiltEntity) -> str | None:
-        client = self.sim.client
-        position, orientation = pb.getBasePositionAndOrientation(built.body,
-                                                                 physicsClientId=client)
-        linear, angular = pb.getBaseVelocity(built.body, physicsClientId=client)
-        worst_link, worst_speed = -1, (0.0 if built.fixed else math.hypot(*linear))
-        bad_state: int | None = None
-        if not _finite((*position, *orientation, *linear, *angular)):
-            bad_state = -1
-        links = sorted(i for i in built.link_names if i >= 0)
-        for body in built.bodies:  # one, or the parts of a large entity
-            mine = [i for i in links if built.locate(i)[0] == body]
-            if not mine:
-                continue
-            states = pb.getLinkStates(body, [built.locate(i)[1] for i in mine],
-                                      computeLinkVelocity=1, physicsClientId=client)
-            for index, state in zip(mine, states):
-                if bad_state is None and not _finite((*state[0], *state[1], *state[6])):
-                    bad_state = index
-                speed = math.hypot(*state[6])
-                if math.isfinite(speed) and speed > worst_speed:
-                    worst_link, worst_speed = index, speed
-        time = f't = {self.sim.time:.3f} s'
-        if bad_state is not None:
-            return f'non-finite (NaN) state at {self._where(built, bad_state)}, {time}'
-        if worst_speed > MAX_SPEED:
-            return (f'{self._where(built, worst_link)} moves at {worst_speed:.3g} m/s '
-                    f'(> {MAX_SPEED:g} m/s), {time}')
-        return None
+    def _inspect(self, built: Built) -> str | None:
+        return finding(self.samples(built), lambda link: self.where(built, link), self._now())
 
-    @staticmethod
-    def _where(built: BuiltEntity, index: int) -> str:
-        link = built.model_link_name(index) or built.link_names.get(index, '?')
-        if index < 0:
-            return f'link {link!r} (the root)'
-        joint = next((j.name for j in built.entity.joints if j.child == link), None)
-        return f'link {link!r}' + (f' (joint {joint!r})' if joint else '')
-
-    def _report(self, entity: str, finding: str) -> None:
-        message = f'entity {entity!r} exploded: {finding}; the physics is unstable there ' \
+    def _report(self, entity: str, found: str) -> None:
+        message = f'entity {entity!r} exploded: {found}; the physics is unstable there ' \
                   '(a smaller step length or softer gains may help)'
         self.reports[entity] = message
-        if message not in self.sim.warnings:
-            self.sim.warnings.append(message)
+        if message not in self._warnings:
+            self._warnings.append(message)
         LOG.error(message)
 
     def require_finite(self, entity: str, values: Any) -> None:
         """Raise SimulationError (with the report) if ``values`` of ``entity`` are not finite."""
-        if _finite(values):
+        if finite(values):
             return
-        built = self.sim._entities.get(entity)
+        built = self.lookup(entity)
         if entity not in self.reports and built is not None:
             self._report(entity, self._inspect(built) or f'non-finite state, t = '
-                         f'{self.sim.time:.3f} s')
+                         f'{self._now():.3f} s')
         raise SimulationError(self.reports.get(entity, f'entity {entity!r}: non-finite state'))

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SimulationError
-from ..scene import Entity, Joint, Link, Pose
-from ..scene.sensors import CollisionSensor
-from ..scene.transforms import quat_from_matrix, vec3
+from scene_sim_ros.errors import SimulationError
+from scene_sim_ros.scene import Collision, Entity, Joint, Link, Pose
+from scene_sim_ros.scene.sensors import CollisionSensor
+from scene_sim_ros.scene.transforms import quat_from_matrix, vec3
 
 MIN_MASS = 1e-3
 POINT_MASS_RADIUS = 0.01
@@ -21,7 +21,7 @@ MIN_PRINCIPAL_INERTIA = 1e-9
 # getLinkState reports link 0 wrong once a body's joints have more than 123 degrees of freedom
 # (124 revolute joints after stepping, 42 ball joints at once); loadURDF builds more links but
 # then answers no state query at all. Larger entities are cut into parts
-# (:class:`~scene_sim_ros.sim.built_entity.Part`).
+# (:class:`~scene_sim_ros.sim.engines.pybullet.built_entity.Part`).
 MAX_LINKS = 127
 MAX_DOFS = 120
 DOFS = {'revolute': 1, 'prismatic': 1, 'ball': 3, 'fixed': 0}
@@ -32,14 +32,14 @@ class _SensorLink:
     """A helper link carrying the collision shapes ``collisions`` that ``sensors`` name."""
 
     parent: str
-    collisions: tuple
+    collisions: tuple[Collision, ...]
     sensors: list[str]
 
 
 def sensor_links(entity: Entity, warnings: list[str]) -> list[_SensorLink]:
     """Helper links for the collision sensors of ``entity`` that name shapes of their link."""
     links = {link.name: link for link in entity.links}
-    helpers: dict[tuple[str, frozenset], _SensorLink] = {}
+    helpers: dict[tuple[str, frozenset[str]], _SensorLink] = {}
     taken: dict[str, set[str]] = {}
     for sensor in entity.sensors:
         if not isinstance(sensor, CollisionSensor) or not sensor.shapes or \

@@ -42,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from ..scene import Capsule, Cylinder, Link, Scene, Sphere
-from ..scene.transforms import quat_rotate
+from scene_sim_ros.scene import Capsule, Cylinder, Link, Scene, Sphere
+from scene_sim_ros.scene.transforms import quat_rotate
 
 DEFAULT_MATERIAL = ''
 SOLID_BALL_ROLLING_FACTOR = 1.4  # 1 + I / (m r^2) of a solid sphere

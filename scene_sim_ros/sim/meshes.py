@@ -14,10 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..scene import Heightfield, Mesh, Torus
+from scene_sim_ros.scene import Heightfield, Mesh, Torus
 
 TORUS_SEGMENTS = 16
 TORUS_SIDES = 12
+PLANE_VISUAL_SIZE = 200.0
+"""An infinite plane is drawn as a slab this wide (m) and this thick, by every renderer."""
+PLANE_VISUAL_THICKNESS = 0.002
 
 
 def default_mesh_dir() -> Path:

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..scene import Entity, Joint, Pose
-from ..scene.bounds import link_poses_at_zero
-from ..scene.geometry import Cylinder, Sphere
-from ..scene.motors import VelocityMotor
-from ..scene.transforms import IDENTITY, quat_from_axis_angle, vec3
+from scene_sim_ros.scene import Entity, Joint, Pose
+from scene_sim_ros.scene.bounds import link_poses_at_zero
+from scene_sim_ros.scene.geometry import Cylinder, Sphere
+from scene_sim_ros.scene.motors import VelocityMotor
+from scene_sim_ros.scene.transforms import IDENTITY, quat_from_axis_angle, vec3
 
 COAXIAL_TOLERANCE = math.radians(5.0)
 """Largest angle between two wheel axes (and between an axis and the line joining the wheel

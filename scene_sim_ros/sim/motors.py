@@ -42,9 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import CommandError
-from ..scene import Joint, PT2Motor, ServoMotor, VelocityMotor
-from .torque_servos import TorqueServos
+from scene_sim_ros.errors import CommandError
+from scene_sim_ros.scene import Joint, PT2Motor, ServoMotor, VelocityMotor
+from scene_sim_ros.sim.torque_servos import TorqueServos
 
 PASSIVE, POSITION, VELOCITY, EFFORT = 0, 1, 2, 3
 MODE_NAMES = {PASSIVE: 'passive', POSITION: 'position', VELOCITY: 'velocity', EFFORT: 'effort'}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape, quoteattr
 
-from ..scene import Entity, command_interface
+from scene_sim_ros.scene import Entity, command_interface
 
 PLUGIN = 'topic_based_ros2_control/TopicBasedSystem'
 

@@ -1,4 +1,4 @@
-"""SimRobotCore3's torque servo law (MuJoCo era) in PyBullet, stable at every step length.
+"""SimRobotCore3's torque servo law (MuJoCo era) as array math, stable at every step length.
 
 Reference: ``Src/SimRobotCore3/Simulation/Motors/ServoMotor.cpp`` and ``VelocityMotor.cpp`` of
 bhuman/SimRobot (HEAD 2bf4e57; the same law since a21086e, 2025-09). Per step, before
@@ -26,7 +26,8 @@ How it is reproduced here (all per joint, vectorised over an entity's servos):
   for all servos of an entity together): ``tau = p (e - h v') - d v'`` with
   ``v' = v + h W tau``, ``W`` the joints' block of the inverse mass matrix of the free-floating
   body (armature included; contacts only add inertia, so the prediction errs on the safe side),
-  from PyBullet's mass matrix every :data:`REFRESH_PERIOD` (30 ms; every step at longer steps).
+  from the engine's mass matrix every :data:`REFRESH_PERIOD` (30 ms; every step at longer steps;
+  PyBullet's: ``sim/engines/pybullet/mass_matrix.py``).
   One linear solve per entity and step, ``(1 + h C W) tau = p e - c v`` (``c = p h + d +
   0.01``), then the clamp to ``maxForce``. This is stable for every gain and step (p = 200, d =
   5 at 5..100 ms) and converges to SimRobotCore3's explicit evaluation as ``h -> 0`` (within 2 %
@@ -47,15 +48,13 @@ How it is reproduced here (all per joint, vectorised over an entity's servos):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
-import pybullet as pb
 
-from ..scene import Joint, Link, Scene, ServoMotor, VelocityMotor
-from ..scene.motors import TORQUE_LAW
-from . import c_output_silenced
+from scene_sim_ros.scene import Joint, Link, Scene, ServoMotor, VelocityMotor
+from scene_sim_ros.scene.motors import TORQUE_LAW
 
 ARMATURE = 0.01  # kg*m^2 (hinge) or kg (slider), SimRobotCore3 ServoMotor::act
 DAMPING = 0.01  # N*m*s/rad or N*s/m
@@ -160,7 +159,8 @@ class TorqueServos:
         self.filtered = bool(np.any(self.filter < 1.0))
         self.has_velocity_motors = bool(self.is_velocity_motor.any())
         self._steps = 0
-        self.inertia_source = None  # callable(positions of all joints) -> mobility W
+        self.inertia_source: Callable[[np.ndarray], np.ndarray] | None = None
+        """positions of all joints -> mobility W (the engine's inverse mass matrix block)"""
         self.reset(np.zeros(len(joints)))
 
     def __len__(self) -> int:
@@ -255,36 +255,3 @@ class TorqueServos:
         tau = np.clip(tau + DAMPING * v, -self.max_force, self.max_force) - DAMPING * v
         tau[~mask] = 0.0
         return tau
-
-
-def mobility_source(client: int, body: int, joint_indices: Sequence[int], rows: np.ndarray):
-    """A function ``positions -> W``: the block of the inverse mass matrix of ``body`` for the
-    movable joints at ``rows`` (positions in the entity's movable-joint order, as
-    ``joint_indices``)."""
-    indices = list(joint_indices)
-    order = np.argsort(indices)  # PyBullet wants the positions in its joint order
-    rank = np.empty(len(indices), dtype=int)
-    rank[order] = np.arange(len(indices))
-    selected = np.asarray(rows, dtype=int)
-    first_call = [True]
-
-    def source(positions: np.ndarray) -> np.ndarray:
-        ordered = [float(positions[i]) for i in order]
-        if first_call[0]:
-            # PyBullet builds its inverse-dynamics tree on the first call and warns "axis of
-            # motion not a unit axis" for joint axes that are unit to 1e-15, not to its 2e-15
-            # (one line per humanoid); later calls reuse the tree and print nothing
-            first_call[0] = False
-            with c_output_silenced():
-                matrix = np.asarray(pb.calculateMassMatrix(body, ordered,
-                                                           physicsClientId=client))
-        else:
-            matrix = np.asarray(pb.calculateMassMatrix(body, ordered, physicsClientId=client))
-        dofs = rank[selected] + matrix.shape[0] - len(indices)
-        try:
-            inverse = np.linalg.inv(matrix)
-        except np.linalg.LinAlgError:
-            return np.diag(1.0 / np.maximum(np.diag(matrix)[dofs], 1e-12))
-        return inverse[np.ix_(dofs, dofs)]
-
-    return source

@@ -23,7 +23,7 @@ import math
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from ..scene import (
+from scene_sim_ros.scene import (
     Box,
     Capsule,
     Cylinder,
@@ -38,10 +38,10 @@ from ..scene import (
     Sphere,
     Torus,
 )
-from ..scene.geometry import Shape
-from ..scene.transforms import rpy_from_quat
-from .meshes import default_mesh_dir, heightfield_mesh, mesh_file, torus_mesh
-from .ros2_control import ros2_control_tag
+from scene_sim_ros.scene.geometry import Shape
+from scene_sim_ros.scene.transforms import rpy_from_quat
+from scene_sim_ros.sim.meshes import default_mesh_dir, heightfield_mesh, mesh_file, torus_mesh
+from scene_sim_ros.sim.ros2_control import ros2_control_tag
 
 PLANE_SIZE = 200.0
 PLANE_THICKNESS = 0.002

@@ -10,7 +10,7 @@ import pytest
 from scene_sim_ros.batch.runs import plan_runs
 from scene_sim_ros.batch.spec import load_spec
 from scene_sim_ros.batch.yaml_nodes import SpecError
-from scene_sim_ros.cli import main
+from scene_sim_ros.cli.main import main
 from scene_sim_ros.resources import DATA_DIR, default_scene_path, example_path
 
 

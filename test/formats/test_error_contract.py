@@ -13,7 +13,7 @@ import pytest
 
 from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.formats import load_scene
-from scene_sim_ros.sim.simulation import Simulation
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 
 WriteFile = Callable[[str, str], Path]
 INERTIAL = ('<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" '

@@ -1,4 +1,4 @@
-"""Each resource limit of ``formats/limits.py``: a scene over it is one SceneLoadError that names
+"""Each resource limit of ``scene_sim_ros/limits.py``: a scene over it is one SceneLoadError that names
 the limit and the environment variable raising it; raising it lets the scene through."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from scene_sim_ros import limits
 from scene_sim_ros.errors import SceneLoadError
-from scene_sim_ros.formats import limits, load_scene
+from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.validate import validate
 from scene_sim_ros.scene import Collision, Entity, Link, Mesh, Scene
 

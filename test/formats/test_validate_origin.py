@@ -17,7 +17,7 @@ import pytest
 
 from scene_sim_ros.errors import SceneLoadError
 from scene_sim_ros.formats import load_scene
-from scene_sim_ros.sim.simulation import Simulation
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 
 CAD_URDF = """\
 <?xml version="1.0"?>

@@ -5,7 +5,7 @@ import ast
 import re
 from pathlib import Path
 
-from scene_sim_ros.cli import build_parser
+from scene_sim_ros.cli.main import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH_FILE = ROOT / 'launch' / 'sim.launch.py'
@@ -42,7 +42,7 @@ def test_launch_file_starts_executables_that_setup_py_installs():
     setup = (ROOT / 'setup.py').read_text()
     ours = {e for e in executables if e not in ('rviz2', 'robot_state_publisher')}
     assert ours == {'sim_node'}
-    assert re.search(r"'sim_node\s*=\s*scene_sim_ros\.ros\.node:main'", setup)
+    assert re.search(r"'sim_node\s*=\s*scene_sim_ros\.ros\.runtime\.node:main'", setup)
 
 
 def test_launch_file_is_installed_under_share():

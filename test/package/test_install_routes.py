@@ -56,8 +56,8 @@ def _site_packages(prefix: Path) -> Path:
 def test_wheel_installs_the_ros_layout(wheel_prefix):
     assert _layout(wheel_prefix) == []
     ros_layer = _site_packages(wheel_prefix) / PACKAGE / 'ros'
-    assert (ros_layer / '__init__.py').exists() and (ros_layer / 'node.py').exists()
-    assert (ros_layer / 'adapters' / 'camera.py').exists()
+    assert (ros_layer / '__init__.py').exists() and (ros_layer / 'runtime' / 'node.py').exists()
+    assert (ros_layer / 'bridge' / 'adapters' / 'camera.py').exists()
     assert (ros_layer / 'supervisor' / 'services.py').exists()
 
 
@@ -67,7 +67,7 @@ def test_wheel_sim_node_runs_the_default_scene(wheel_prefix, ros_node, tmp_path)
 
     env = dict(os.environ, PYTHONPATH=str(_site_packages(wheel_prefix)),
                AMENT_PREFIX_PATH=str(wheel_prefix))
-    where = subprocess.run([sys.executable, '-c', 'import scene_sim_ros.ros.node as n; '
+    where = subprocess.run([sys.executable, '-c', 'import scene_sim_ros.ros.runtime.node as n; '
                             'print(n.__file__)'], env=env, capture_output=True, text=True,
                            check=True, timeout=60, cwd=tmp_path).stdout
     assert where.startswith(str(wheel_prefix)), where  # not the source tree

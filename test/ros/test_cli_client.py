@@ -143,7 +143,7 @@ def test_echo_rate_drops_what_comes_between(sim_node):
 
 
 def test_throttle_admits_at_most_rate_events_per_second_of_its_clock():
-    from scene_sim_ros.ros.client.topic_tools import Throttle
+    from scene_sim_ros.cli.client.topic_tools import Throttle
     now = [0.0]
     throttle = Throttle(4.0, clock=lambda: now[0])
     admitted = []

@@ -1,5 +1,5 @@
 """A deleted entity's endpoints leave nothing behind in the node's callback group
-(scene_sim_ros.ros.entities): rclpy keeps a weak reference to every endpoint and QoS event
+(scene_sim_ros.ros.runtime.entities): rclpy keeps a weak reference to every endpoint and QoS event
 handler in its callback group and never drops the dead ones (ros2/rclpy#1356), so each
 spawn/delete cycle of a robot left about 38 of them (3 KB) in the node for good."""
 
@@ -16,7 +16,7 @@ from rclpy.node import Node
 from simulation_interfaces.action import SimulateSteps
 from std_msgs.msg import String
 
-from scene_sim_ros.ros.entities import EntityWiring, forget_destroyed
+from scene_sim_ros.ros.runtime.entities import EntityWiring, forget_destroyed
 
 
 class Host(Node):

@@ -14,7 +14,7 @@ pytest.importorskip('rclpy')
 
 from scene_sim_ros import load_scene  # noqa: E402
 from scene_sim_ros.resources import example_names, example_path  # noqa: E402
-from scene_sim_ros.ros.interface_list import interface_rows  # noqa: E402
+from scene_sim_ros.ros.runtime.interface_list import interface_rows  # noqa: E402
 from support.processes import scene_sim_run  # noqa: E402
 from support.ros import client_node, spin_until  # noqa: E402
 

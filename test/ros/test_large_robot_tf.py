@@ -1,4 +1,4 @@
-"""Robots over PyBullet's per-body limits (built in parts, see scene_sim_ros.sim.builder) on
+"""Robots over PyBullet's per-body limits (built in parts, see scene_sim_ros.sim.engines.pybullet.builder) on
 ROS: ``scene-sim-ros run`` on a generated 200-link URDF and a 150-link humanoid publishes
 every joint on joint_states and every link frame on /tf, chaining to the simulated poses."""
 

@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip('sensor_msgs.msg')
 
-from scene_sim_ros.ros.adapters.depth import scan_angles  # noqa: E402
-from scene_sim_ros.ros.conversions import (  # noqa: E402
+from scene_sim_ros.ros.bridge.adapters.depth import scan_angles  # noqa: E402
+from scene_sim_ros.ros.bridge.conversions import (  # noqa: E402
     fill_scan,
     laser_scan,
     range_rep117,
@@ -98,8 +98,8 @@ class FakeNode:
 
 
 def publish_once(sim, entity, sensor_name):
-    from scene_sim_ros.ros.adapters import ADAPTERS
-    from scene_sim_ros.ros.adapters.base import AdapterSettings
+    from scene_sim_ros.ros.bridge.adapters import ADAPTERS
+    from scene_sim_ros.ros.bridge.adapters.base import AdapterSettings
     sensor = entity.sensor(sensor_name)
     node = FakeNode(sim)
     adapter = ADAPTERS[sensor.kind]()

@@ -17,9 +17,9 @@ from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.serialization import deserialize_message  # noqa: E402
 
 from scene_sim_ros import Simulation, load_scene  # noqa: E402
-from scene_sim_ros.ros.mobile_base import GLOBAL_PARAMETERS, MobileBase  # noqa: E402
+from scene_sim_ros.ros.bridge.mobile_base import GLOBAL_PARAMETERS, MobileBase  # noqa: E402
+from scene_sim_ros.ros.bridge.tf import FrameNames  # noqa: E402
 from scene_sim_ros.ros.rate import RateLimiter  # noqa: E402
-from scene_sim_ros.ros.tf import FrameNames  # noqa: E402
 
 SCENE = Path(__file__).resolve().parents[2] / 'scene_sim_ros' / 'data' / 'scenes' / 'default.ros2'
 

@@ -1,4 +1,4 @@
-"""GIL-free writes of serialized messages (scene_sim_ros.ros.native_publish) on real rclpy and
+"""GIL-free writes of serialized messages (scene_sim_ros.ros.runtime.native_publish) on real rclpy and
 Fast DDS: the bytes arrive unchanged, another Python thread runs while DDS takes a message (it
 never does during rclpy's own publish), a destroyed publisher raises as in rclpy, and without the
 rcl functions it is rclpy's publish."""
@@ -10,7 +10,7 @@ from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
-from scene_sim_ros.ros import native_publish
+from scene_sim_ros.ros.runtime import native_publish
 from support.gil import other_thread_runs
 from support.ros import spin_until
 

@@ -11,8 +11,8 @@ yaml = pytest.importorskip('yaml')
 pytest.importorskip('rclpy')
 
 from scene_sim_ros import load_scene  # noqa: E402
-from scene_sim_ros.ros.interface_list import interface_rows  # noqa: E402
-from scene_sim_ros.ros.tf import FrameNames  # noqa: E402
+from scene_sim_ros.ros.bridge.tf import FrameNames  # noqa: E402
+from scene_sim_ros.ros.runtime.interface_list import interface_rows  # noqa: E402
 from scene_sim_ros.sim.mobile_base import base_link_name  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]

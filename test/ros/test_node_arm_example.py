@@ -237,7 +237,7 @@ def stamp_ns(clock) -> int:
 
 
 def test_topics_on_the_graph_match_the_cli_listing(client, scene):
-    from scene_sim_ros.ros.interface_list import interface_rows
+    from scene_sim_ros.ros.runtime.interface_list import interface_rows
     expected = {(topic, msg_type) for direction, topic, msg_type in interface_rows(scene)
                 if direction == 'pub' and topic.startswith('/arm/')}
     assert ('/arm/fingertip/contact', 'std_msgs/msg/Bool') in expected

@@ -1,10 +1,10 @@
-"""Command checking and trajectory interpolation (scene_sim_ros.ros.commands; no ROS needed)."""
+"""Command checking and trajectory interpolation (scene_sim_ros.ros.bridge.commands; no ROS needed)."""
 
 import math
 
 import pytest
 
-from scene_sim_ros.ros.commands import (
+from scene_sim_ros.ros.bridge.commands import (
     CommandRejected,
     default_interface,
     forward_commands,

@@ -1,4 +1,4 @@
-"""numpy readings -> ROS messages (scene_sim_ros.ros.conversions)."""
+"""numpy readings -> ROS messages (scene_sim_ros.ros.bridge.conversions)."""
 
 import math
 
@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip('sensor_msgs.msg')
 
-from scene_sim_ros.ros.conversions import (  # noqa: E402
+from scene_sim_ros.ros.bridge.conversions import (  # noqa: E402
     camera_info,
     fill_image,
     fill_scan,

@@ -50,7 +50,7 @@ def clock_seconds(client):
 def test_every_listed_topic_is_on_the_graph_with_its_type(client, scene):
     from rclpy.action import get_action_names_and_types
 
-    from scene_sim_ros.ros.interface_list import interface_rows
+    from scene_sim_ros.ros.runtime.interface_list import interface_rows
     rows = interface_rows(scene)
     expected = {(topic, msg_type) for direction, topic, msg_type in rows if direction != 'action'}
     actions = {(name, msg_type) for direction, name, msg_type in rows if direction == 'action'}

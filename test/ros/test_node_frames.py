@@ -11,7 +11,7 @@ pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs.msg')
 
 from scene_sim_ros import Simulation, load_scene  # noqa: E402
-from scene_sim_ros.ros.tf import OPTICAL_ROTATION, FrameNames, JointKinematics, entity_frames  # noqa: E402
+from scene_sim_ros.ros.bridge.tf import OPTICAL_ROTATION, FrameNames, JointKinematics, entity_frames  # noqa: E402
 from scene_sim_ros.scene import Pose  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -141,8 +141,8 @@ def test_serialized_tf_equals_what_rclpy_serializes():
     from rclpy.serialization import deserialize_message, serialize_message
     from tf2_msgs.msg import TFMessage
 
-    from scene_sim_ros.ros.conversions import set_stamp
-    from scene_sim_ros.ros.tf import SerializedTransforms, set_transform, transform
+    from scene_sim_ros.ros.bridge.conversions import set_stamp
+    from scene_sim_ros.ros.bridge.tf import SerializedTransforms, set_transform, transform
 
     names = [('world', 'a'), ('a', 'bb'), ('bb', 'child_with_a_longer_name'), ('a', 'ccc')]
     template = TFMessage(transforms=[transform(p, c) for p, c in names])

@@ -256,7 +256,7 @@ def test_bad_commands_are_rejected_counted_and_survived(client):
 
 
 def test_topics_on_the_graph_match_the_cli_listing(client, scene):
-    from scene_sim_ros.ros.interface_list import interface_rows
+    from scene_sim_ros.ros.runtime.interface_list import interface_rows
     expected = {(topic, msg_type) for direction, topic, msg_type in interface_rows(scene)
                 if direction == 'pub' and topic.startswith('/robot1/')}
 

@@ -18,6 +18,6 @@ def test_isolated_instances_do_not_warn(tmp_path):
     import time
     with scene_sim_run(tmp_path, '--namespace', 'a', '--isolate') as a, \
             scene_sim_run(tmp_path, '--namespace', 'b', '--isolate') as b:
-        from scene_sim_ros.ros.node import NEIGHBOUR_CHECK_DELAY, NEIGHBOUR_CHECKS
+        from scene_sim_ros.ros.runtime.node import NEIGHBOUR_CHECK_DELAY, NEIGHBOUR_CHECKS
         time.sleep(NEIGHBOUR_CHECK_DELAY * NEIGHBOUR_CHECKS + 1.0)  # past the last look
         assert WARNING not in a.output() and WARNING not in b.output()

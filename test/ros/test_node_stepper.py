@@ -1,4 +1,4 @@
-"""The physics loop (scene_sim_ros.ros.stepper) on a fake simulation: pacing, pause, lock-step
+"""The physics loop (scene_sim_ros.ros.runtime.stepper) on a fake simulation: pacing, pause, lock-step
 stepping, tasks at step boundaries, errors that must not stop it. No ROS needed."""
 
 import threading
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from scene_sim_ros.ros.stepper import Stepper
+from scene_sim_ros.ros.runtime.stepper import Stepper
 
 
 class FakeSim:
@@ -70,7 +70,7 @@ class VirtualClock:
 
 @pytest.fixture
 def virtual_clock(monkeypatch):
-    import scene_sim_ros.ros.stepper as stepper_module
+    import scene_sim_ros.ros.runtime.stepper as stepper_module
     clock = VirtualClock()
     monkeypatch.setattr(stepper_module, 'time', clock)
     return clock

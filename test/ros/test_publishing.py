@@ -1,4 +1,4 @@
-"""Publishing (scene_sim_ros.ros.publishing) on fake publishers: what a step publishes between
+"""Publishing (scene_sim_ros.ros.runtime.publishing) on fake publishers: what a step publishes between
 ``hold`` and ``send`` goes out in order, on the outbox thread inside publishing windows and on
 the caller's thread at ``settle``; other threads publish at once; a failing publisher is
 counted without stopping the outbox. No DDS needed."""
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from scene_sim_ros.ros.publishing import Outbox, Publishing
+from scene_sim_ros.ros.runtime.publishing import Outbox, Publishing
 
 
 class FakePublisher:

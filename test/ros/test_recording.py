@@ -42,7 +42,7 @@ def _summary(path: Path) -> dict:
 # --- units --------------------------------------------------------------------------------------
 
 def test_topic_globs_leave_out_rosout_unless_named():
-    from scene_sim_ros.ros.tap import topic_selector
+    from scene_sim_ros.ros.outputs.tap import topic_selector
     every = topic_selector([])
     assert every('/rover/camera/image_raw') and not every('/rosout')
     some = topic_selector(['/rover/*', 'clock', '/rosout'])
@@ -54,7 +54,7 @@ def test_topic_globs_leave_out_rosout_unless_named():
 
 
 def test_message_definitions_come_with_their_dependencies():
-    from scene_sim_ros.ros.tap import message_definition
+    from scene_sim_ros.ros.outputs.tap import message_definition
     text, digest = message_definition('tf2_msgs/msg/TFMessage')
     assert text.startswith('geometry_msgs/TransformStamped[] transforms')
     assert 'MSG: geometry_msgs/TransformStamped' in text and 'MSG: builtin_interfaces/Time' in text
@@ -69,7 +69,7 @@ def test_an_action_feedback_schema_decodes_what_rclpy_serialises():
     from rclpy.serialization import serialize_message
     from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
-    from scene_sim_ros.ros.tap import message_definition
+    from scene_sim_ros.ros.outputs.tap import message_definition
     type_name = 'control_msgs/action/FollowJointTrajectory_FeedbackMessage'
     text, digest = message_definition(type_name)
     assert text and digest == ''
@@ -98,8 +98,8 @@ def test_recorder_writes_a_rosbag2_mcap_that_rosbags_reads(tmp_path):
     from rclpy.serialization import serialize_message
     from rosgraph_msgs.msg import Clock
 
-    from scene_sim_ros.ros.recorder import Recorder
-    from scene_sim_ros.ros.tap import TopicInfo, message_definition
+    from scene_sim_ros.ros.outputs.recorder import Recorder
+    from scene_sim_ros.ros.outputs.tap import TopicInfo, message_definition
 
     text, digest = message_definition('rosgraph_msgs/msg/Clock')
     recorder = Recorder(tmp_path / 'unit.mcap', topics=['/clock'])
@@ -144,8 +144,8 @@ def test_recorder_writes_a_rosbag2_mcap_that_rosbags_reads(tmp_path):
 
 
 def test_recorder_drops_and_counts_when_its_queue_is_full(tmp_path):
-    from scene_sim_ros.ros.recorder import Recorder
-    from scene_sim_ros.ros.tap import TopicInfo, message_definition
+    from scene_sim_ros.ros.outputs.recorder import Recorder
+    from scene_sim_ros.ros.outputs.tap import TopicInfo, message_definition
 
     text, digest = message_definition('std_msgs/msg/UInt64')
     recorder = Recorder(tmp_path / 'full.mcap', queue_messages=5)
@@ -172,8 +172,8 @@ def test_recorder_drops_and_counts_when_its_queue_is_full(tmp_path):
 
 
 def test_max_size_ends_the_recording_and_leaves_a_complete_file(tmp_path):
-    from scene_sim_ros.ros.recorder import Recorder
-    from scene_sim_ros.ros.tap import TopicInfo, message_definition
+    from scene_sim_ros.ros.outputs.recorder import Recorder
+    from scene_sim_ros.ros.outputs.tap import TopicInfo, message_definition
 
     text, digest = message_definition('std_msgs/msg/String')
     recorder = Recorder(tmp_path / 'small', max_size_mb=0.5)  # .mcap is added
@@ -192,8 +192,8 @@ def test_max_size_ends_the_recording_and_leaves_a_complete_file(tmp_path):
 
 
 def _string_recording(path: Path, count: int) -> None:
-    from scene_sim_ros.ros.recorder import Recorder
-    from scene_sim_ros.ros.tap import TopicInfo, message_definition
+    from scene_sim_ros.ros.outputs.recorder import Recorder
+    from scene_sim_ros.ros.outputs.tap import TopicInfo, message_definition
 
     text, digest = message_definition('std_msgs/msg/String')
     recorder = Recorder(path, queue_messages=count + 1)  # + the topic
@@ -224,7 +224,7 @@ def test_recover_makes_a_cut_file_complete_with_every_message_before_the_cut(tmp
     summary; the messages of a cut uncompressed chunk are kept up to the cut."""
     from rosbags.highlevel import AnyReaderError
 
-    from scene_sim_ros.ros.client.bag_recover import has_footer, recover
+    from scene_sim_ros.cli.client.bag_recover import has_footer, recover
     whole = tmp_path / 'whole.mcap'
     _string_recording(whole, 3000)  # 3 MB of 1 kB messages
     data = whole.read_bytes()
@@ -364,7 +364,7 @@ def test_a_killed_recording_is_readable_up_to_its_last_chunk(managed_process, tm
     counts = {t['topic']: t['count'] for t in info['topics']}
     assert counts['/clock'] > 100 and counts['/rover/camera/image_raw'] > 10
     assert info['duration_s'] > 1.0
-    from scene_sim_ros.ros.client.bag_recover import salvage
+    from scene_sim_ros.cli.client.bag_recover import salvage
     last_cut = [r for r in salvage(bag_path) if type(r).__name__ == 'Message'][-1]
 
     done = subprocess.run([CLI, 'bag', 'recover', str(_aged(bag_path))], capture_output=True,

@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip('rclpy')
 
-from scene_sim_ros.ros.robot_description import choose_robot  # noqa: E402
+from scene_sim_ros.ros.bridge.robot_description import choose_robot  # noqa: E402
 
 
 def test_the_only_robot_is_chosen_by_default():

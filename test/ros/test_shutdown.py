@@ -31,7 +31,7 @@ def test_ctrl_c_ends_ros2_launch_cleanly(delay):
 def test_a_ctrl_c_inside_an_rclpy_native_call_is_told_from_a_bug():
     """pybind11 reports a KeyboardInterrupt that arrived inside a native call (rclpy's deserialize
     in a callback) as this TypeError; the node ends cleanly on it, any other TypeError is a bug."""
-    from scene_sim_ros.ros.node import interrupted_native_call
+    from scene_sim_ros.ros.runtime.node import interrupted_native_call
     assert interrupted_native_call(TypeError(
         'Unable to convert function return value to a Python type! The signature was\n\t'
         '(arg0: bytes, arg1: object) -> object'))

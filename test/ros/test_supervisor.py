@@ -200,7 +200,7 @@ def test_features_advertise_stepping_spawning_and_state(client):
 
 
 def test_served_services_are_the_ones_scene_sim_ros_topics_lists(client):
-    from scene_sim_ros.ros.interface_list import supervisor_rows
+    from scene_sim_ros.ros.runtime.interface_list import supervisor_rows
     listed = {(name, kind) for direction, name, kind in supervisor_rows() if direction == 'srv'}
     served: set[tuple[str, str]] = set()
     deadline = time.monotonic() + 10.0

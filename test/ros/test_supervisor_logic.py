@@ -129,7 +129,7 @@ def _snapshot(sim):
 def test_reset_all_is_bit_identical_to_a_fresh_load_after_spawn_delete_and_teleports():
     from scene_sim_ros.formats import load_scene
     from scene_sim_ros.resources import default_scene_path
-    from scene_sim_ros.sim.simulation import Simulation
+    from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 
     scene = load_scene(default_scene_path())
     with Simulation(scene) as used, Simulation(scene) as fresh:

@@ -16,7 +16,7 @@ pytest.importorskip('rclpy')
 pytest.importorskip('control_msgs.action')
 pytest.importorskip('simulation_interfaces.srv')
 
-from scene_sim_ros.ros.trajectory_action import FEEDBACK_RATE  # noqa: E402
+from scene_sim_ros.ros.bridge.trajectory_action import FEEDBACK_RATE  # noqa: E402
 from support.processes import scene_sim_run  # noqa: E402
 from support.ros import call_service, client_node, qos, spin_until  # noqa: E402
 

@@ -1,11 +1,11 @@
-"""FollowJointTrajectory goal checks and judging (scene_sim_ros.ros.trajectory_goal; no ROS)."""
+"""FollowJointTrajectory goal checks and judging (scene_sim_ros.ros.bridge.trajectory_goal; no ROS)."""
 
 import math
 
 import pytest
 
-from scene_sim_ros.ros import trajectory_goal as tg
-from scene_sim_ros.ros.trajectory_goal import GoalError, GoalMonitor, Tolerance, check_goal
+from scene_sim_ros.ros.bridge import trajectory_goal as tg
+from scene_sim_ros.ros.bridge.trajectory_goal import GoalError, GoalMonitor, Tolerance, check_goal
 
 KNOWN = {'a': None, 'b': None, 'c': None}
 

@@ -75,7 +75,7 @@ def test_a_generated_layout_of_the_game_shows_every_robot_on_tf(tmp_path, client
     from std_msgs.msg import String
 
     from scene_sim_ros.formats import load_scene
-    from scene_sim_ros.ros.viewer_layout import layout_for
+    from scene_sim_ros.ros.outputs.viewer_layout import layout_for
     from support.corpus import CORPUS, skip_if_missing
     game = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
     skip_if_missing(game)

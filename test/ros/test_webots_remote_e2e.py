@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip('rclpy')
 
-from scene_sim_ros.cli import main as cli  # noqa: E402
+from scene_sim_ros.cli.main import main as cli  # noqa: E402
 from support.formats_e2e import assert_every_device_topic_publishes, launch  # noqa: E402
 from support.ros import client_node  # noqa: E402
 from support.webots_tree import serve_rover_tree, write_rover_world  # noqa: E402

@@ -121,9 +121,9 @@ def params_yaml_rates(path: Path) -> set[str]:
 @pytest.fixture(scope='module')
 def registry():
     pytest.importorskip('rclpy')
-    from scene_sim_ros.ros.adapters import ADAPTERS
-    from scene_sim_ros.ros.names import SENSOR_TOPICS
-    from scene_sim_ros.ros.node import PUBLISH_RATES
+    from scene_sim_ros.ros.bridge.adapters import ADAPTERS
+    from scene_sim_ros.ros.bridge.names import SENSOR_TOPICS
+    from scene_sim_ros.ros.runtime.node import PUBLISH_RATES
     from scene_sim_ros.sim.sensors import READERS
     return {
         'READERS': READERS, 'ADAPTERS': ADAPTERS, 'SENSOR_TOPICS': SENSOR_TOPICS,

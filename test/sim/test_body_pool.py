@@ -1,5 +1,5 @@
 """Spawn/delete without growth: a deleted spawned entity's PyBullet body is parked (out of the
-physics) and the next spawn of an equal entity revives it (``scene_sim_ros.sim.body_pool``).
+physics) and the next spawn of an equal entity revives it (``scene_sim_ros.sim.engines.pybullet.body_pool``).
 
 PyBullet keeps per created body memory that only ``resetSimulation`` frees, so reusing bodies
 is what keeps 1,000 spawn/delete cycles flat (figures: ``bench/spawn_soak.py``). These tests pin
@@ -17,8 +17,8 @@ import pybullet as pb
 from scene_sim_ros import load_scene
 from scene_sim_ros.resources import example_path
 from scene_sim_ros.scene import Pose
-from scene_sim_ros.sim.body_pool import MAX_PARKED, MAX_PARKED_PER_KEY
-from scene_sim_ros.sim.simulation import Simulation
+from scene_sim_ros.sim.engines.pybullet.body_pool import MAX_PARKED, MAX_PARKED_PER_KEY
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 
 from .conftest import arm, ball, crate, ground, scene_of, servo
 

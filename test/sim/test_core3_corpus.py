@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from scene_sim_ros import load_scene
-from scene_sim_ros.sim.simulation import Simulation
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 from support.corpus import missing, skip_module_without
 
 from .conftest import CORPUS, GAME

@@ -1,4 +1,4 @@
-"""The explosion guard (scene_sim_ros.sim.guard): reported once, with entity and joint."""
+"""The explosion guard (scene_sim_ros.sim.engines.pybullet.guard): reported once, with entity and joint."""
 
 from __future__ import annotations
 

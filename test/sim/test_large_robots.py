@@ -12,8 +12,8 @@ import pytest
 
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.scene import Pose
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 from scene_sim_ros.sim.link_layout import MAX_LINKS
-from scene_sim_ros.sim.simulation import Simulation
 from support.large_robots import humanoid_urdf, serial_urdf, write
 
 

@@ -1,4 +1,4 @@
-"""PyBullet steps without the GIL (scene_sim_ros.sim.native_step): the same trajectory bit for
+"""PyBullet steps without the GIL (scene_sim_ros.sim.engines.pybullet.native_step): the same trajectory bit for
 bit, other threads run meanwhile, and a PyBullet build without the client table falls back to
 ``pybullet.stepSimulation``."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pybullet as pb
 import pytest
 
-from scene_sim_ros.sim import native_step
-from scene_sim_ros.sim.simulation import Simulation
+from scene_sim_ros.sim.engines.pybullet import native_step
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 from support.gil import other_thread_runs
 
 from .conftest import ball, busy_scene, drive, ground, scene_of, world_state

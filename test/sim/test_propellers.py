@@ -13,7 +13,7 @@ import math
 import pytest
 
 from scene_sim_ros.formats import load_scene
-from scene_sim_ros.sim.simulation import Simulation
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 
 T1, Q1 = 1.0e-5, 2.0e-7      # thrust and torque constants (N s^2, N m s^2)
 BODY_MASS = 1.0              # kg

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scene_sim_ros import load_scene
-from scene_sim_ros.sim.simulation import Simulation
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 from support.corpus import missing
 from support.examples import shipped, shipped_ids
 

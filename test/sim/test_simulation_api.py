@@ -12,7 +12,7 @@ import pytest
 from scene_sim_ros.errors import CommandError, SimulationError
 from scene_sim_ros.scene import Collision, Entity, Inertial, Joint, Link, Pose, Sphere
 from scene_sim_ros.scene.transforms import quat_from_rpy
-from scene_sim_ros.sim.simulation import Simulation
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 
 from .conftest import (
     arm,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from scene_sim_ros.scene import MaterialPair, PT2Motor, Scene
-from scene_sim_ros.sim.simulation import Simulation
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 
 from .conftest import arm, ball, crate, ground, pendulum, scene_of, servo, wheel
 

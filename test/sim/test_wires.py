@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from scene_sim_ros.scene import ContactDefaults, Entity, Link, Pose, Wire
-from scene_sim_ros.sim.simulation import Simulation
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 
 from .conftest import ball, scene_of
 

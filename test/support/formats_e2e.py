@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scene_sim_ros import load_scene
-from scene_sim_ros.ros.interface_list import interface_rows
+from scene_sim_ros.ros.runtime.interface_list import interface_rows
 from support.corpus import missing
 from support.processes import scene_sim_run
 from support.ros import spin_until

@@ -183,7 +183,7 @@ def check(path: Path, mesh_dir: Path, *, build: bool = True) -> tuple[str, str]:
 
 def _build(scene: object, mesh_dir: Path) -> tuple[str, str]:
     from scene_sim_ros.errors import SceneLoadError, SimulationError
-    from scene_sim_ros.sim.simulation import Simulation
+    from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
     try:
         with Simulation(scene, mesh_dir=mesh_dir) as sim:  # type: ignore[arg-type]
             try:

@@ -18,7 +18,7 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 
-from .. import limits
+from scene_sim_ros import limits
 
 PARAMETER = re.compile(r'@@([A-Za-z_][A-Za-z0-9_]*)')
 EXPRESSION = re.compile(r'\{([^{}]*)\}')

@@ -11,8 +11,10 @@ from pathlib import Path
 
 from lxml import etree
 
+from scene_sim_ros import limits
+
 from ...scene.transforms import Vec3
-from .. import limits, paths
+from .. import paths
 from . import expressions
 
 ALIASES = {'timestep': 'time_step', 'linvel': 'lin_vel', 'angvel': 'ang_vel'}

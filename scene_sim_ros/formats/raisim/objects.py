@@ -9,6 +9,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from scene_sim_ros import limits
+
 from ...errors import SceneLoadError
 from ...scene import (
     Box,
@@ -27,7 +29,7 @@ from ...scene import (
 from ...scene.geometry import GREY, RGBA, Shape
 from ...scene.inertia import Inertia6, combine, primitive_inertia, rotate_inertia, sphere_inertia
 from ...scene.transforms import IDENTITY, Pose, Vec3, quat_normalized
-from .. import limits, paths
+from .. import paths
 from .. import urdf as urdf_format
 from . import sensors, terrain
 from .node import SEPARATORS, Node

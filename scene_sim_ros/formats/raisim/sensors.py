@@ -33,6 +33,8 @@ from typing import Any
 
 from lxml import etree
 
+from scene_sim_ros import limits
+
 from ...errors import SceneLoadError
 from ...scene import (
     Accelerometer,
@@ -47,7 +49,7 @@ from ...scene import (
 )
 from ...scene.inertia import combine, rotate_inertia
 from ...scene.transforms import IDENTITY, Pose, quat_from_axis_angle
-from .. import limits, paths
+from .. import paths
 from .. import urdf as urdf_format
 
 SEARCH_DIRECTORIES = ('.', 'sensor', 'sensors', '..', '../sensors')

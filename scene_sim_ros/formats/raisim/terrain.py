@@ -24,8 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+from scene_sim_ros import limits
+
 from ...errors import SceneLoadError
-from .. import limits
 
 PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
 CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # PNG colour type -> samples per pixel

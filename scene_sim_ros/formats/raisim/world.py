@@ -49,10 +49,12 @@ from pathlib import Path
 
 from lxml import etree
 
+from scene_sim_ros import limits
+
 from ...errors import SceneLoadError
 from ...scene import ContactDefaults, Entity, MaterialPair, Scene
 from ...scene.transforms import Vec3
-from .. import limits, paths
+from .. import paths
 from .. import urdf as urdf_format
 from . import expressions
 from .node import Loader, Node, normalize_name

@@ -4,17 +4,15 @@ resolution) and the reading of numeric attributes."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lxml import etree
 
+from scene_sim_ros import limits
+
 from ...errors import SceneLoadError
-from .. import limits, paths
+from .. import paths
 from .meshes import MeshReader
 from .xml import Diagnostics
-
-if TYPE_CHECKING:
-    from .robot import RobotDef
 
 MM = 0.001
 
@@ -26,7 +24,8 @@ class LoadContext:
         self.diagnostics = diagnostics
         self.data_dirs = data_dirs
         self.meshes = meshes
-        self.robots: dict[Path, RobotDef] = {}
+        self.robots: dict[Path, object] = {}
+        """Robot files read so far (``robot.RobotDef``, which imports this module), by path."""
         self.loading: list[Path] = []
 
     def resolve(self, name: str, base: Path) -> Path | None:

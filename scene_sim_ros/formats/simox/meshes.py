@@ -29,9 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
+from scene_sim_ros import limits
+
 from ...scene.geometry import Mesh
 from ...scene.transforms import vec3
-from .. import limits, paths
+from .. import paths
 
 
 class MeshError(Exception):

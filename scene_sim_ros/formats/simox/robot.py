@@ -46,12 +46,13 @@ from typing import Any
 
 from lxml import etree
 
+from scene_sim_ros import limits
+
 from ...errors import SceneLoadError
 from ...scene.model import Entity, Joint, Link
 from ...scene.motors import ServoMotor
 from ...scene.sensors import Camera, Gps, Sensor
 from ...scene.transforms import IDENTITY, Pose, quat_from_axis_angle, quat_from_matrix, vec3
-from .. import limits
 from .bodies import (
     PhysicsDef,
     ShapeSet,
@@ -184,8 +185,9 @@ def _endeffector(element: etree._Element, file: Path) -> dict[str, Any]:
 def load_robot_def(ctx: LoadContext, path: Path) -> RobotDef:
     """Read a robot file and the files it includes (cached per path)."""
     path = path.resolve()
-    if path in ctx.robots:
-        return ctx.robots[path]
+    cached = ctx.robots.get(path)
+    if isinstance(cached, RobotDef):
+        return cached
     if path in ctx.loading:
         raise SceneLoadError('robot files include each other in a cycle: '
                              + ' -> '.join(p.name for p in [*ctx.loading, path]), path)

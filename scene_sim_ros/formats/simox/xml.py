@@ -23,8 +23,10 @@ from typing import overload
 
 from lxml import etree
 
+from scene_sim_ros import limits
+
 from ...errors import SceneLoadError, format_location
-from .. import limits, xml_parse
+from .. import xml_parse
 
 _COMMENT = re.compile(r'<!--(.*?)-->', re.S)
 _UNIT_ATTRIBUTES = ('unit', 'units', 'unitslength', 'unitsangle', 'unitsweight', 'unitstime')

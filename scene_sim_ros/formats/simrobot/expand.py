@@ -33,7 +33,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from .. import limits
+from scene_sim_ros import limits
+
 from .elements import GRAMMAR, SIMULATION
 from .instance import ElementSpec, Instance
 from .reader import Diagnostics, Document, Node

@@ -18,8 +18,10 @@ from typing import Any
 
 from lxml import etree
 
+from scene_sim_ros import limits
+
 from ...errors import SceneLoadError, format_location
-from .. import limits, paths, xml_parse
+from .. import paths, xml_parse
 
 TEXT_ELEMENTS = frozenset({'Vertices', 'Normals', 'TexCoords', 'Triangles', 'Quads'})
 _CACHE_SIZE = 32

@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Mapping
 
-from .. import limits
+from scene_sim_ros import limits
 
 LENGTH = {'': 1.0, 'm': 1.0, 'mm': 1e-3, 'cm': 1e-2, 'dm': 0.1, 'km': 1e3}
 ANGLE = {'': 1.0, 'radian': 1.0, 'degree': math.pi / 180.0}

@@ -18,8 +18,9 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from scene_sim_ros import limits
+
 from ...errors import SceneLoadError
-from .. import limits
 
 HEADER = re.compile(r'#VRML_(?:SIM|OBJ|PROTO) ([RV]?\d+(?:\.\d+)*[a-z]?)')
 

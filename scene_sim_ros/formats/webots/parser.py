@@ -20,8 +20,9 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scene_sim_ros import limits
+
 from ...errors import SceneLoadError
-from .. import limits
 from ..collector import collector_paused
 from .lexer import Token, tokenize, version_of
 from .nodes import IsRef, Item, Node, Value

@@ -14,11 +14,11 @@ _ATTRIBUTE = 'supervisor'
 
 def init(node: Any) -> None:
     try:
-        from .actions import SimulateStepsServer
-        from .extras import Extras
-        from .scene_services import SceneServices
-        from .services import Supervisor
-        from .world_services import WorldServices
+        from scene_sim_ros.ros.supervisor.actions import SimulateStepsServer
+        from scene_sim_ros.ros.supervisor.extras import Extras
+        from scene_sim_ros.ros.supervisor.scene_services import SceneServices
+        from scene_sim_ros.ros.supervisor.services import Supervisor
+        from scene_sim_ros.ros.supervisor.world_services import WorldServices
     except ModuleNotFoundError as err:  # simulation_interfaces not built: run without
         node.get_logger().error(f'no supervisor services: {err}')
         return

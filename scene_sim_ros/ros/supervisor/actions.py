@@ -9,11 +9,11 @@ from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from simulation_interfaces.action import SimulateSteps
 from simulation_interfaces.msg import Result
 
-from ..action_clock import action_node
-from .logic import SupervisorError
+from scene_sim_ros.ros.action_clock import action_node
+from scene_sim_ros.ros.supervisor.logic import SupervisorError
 
 if TYPE_CHECKING:
-    from .services import Supervisor
+    from scene_sim_ros.ros.supervisor.services import Supervisor
 
 
 class SimulateStepsServer:

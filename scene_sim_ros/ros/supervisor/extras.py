@@ -37,19 +37,19 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pybullet as pb
 from geometry_msgs.msg import PointStamped, PoseStamped, WrenchStamped
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from sensor_msgs.msg import Image, JointState, PointCloud2, PointField
 from std_msgs.msg import String
 
-from ...sim.sensors.rendering import View, render_cache
-from .. import qos
-from ..conversions import set_stamp
-from .logic import checked_pose, checked_vector
+from scene_sim_ros.ros import qos
+from scene_sim_ros.ros.bridge.conversions import set_stamp
+from scene_sim_ros.ros.supervisor.logic import checked_pose, checked_vector
+from scene_sim_ros.scene.transforms import matrix_from_quat
+from scene_sim_ros.sim.sensors.rendering import View, render_cache
 
 if TYPE_CHECKING:
-    from .services import Supervisor
+    from scene_sim_ros.ros.supervisor.services import Supervisor
 
 CONTACT_FIELDS = ('x', 'y', 'z', 'normal_x', 'normal_y', 'normal_z', 'force', 'distance')
 
@@ -120,7 +120,7 @@ class Extras:
             entity, _, link = target.partition('/')
             self.supervisor.entity(entity)
             _, orientation = sim.get_pose(target)
-            rotation = np.array(pb.getMatrixFromQuaternion(orientation)).reshape(3, 3)
+            rotation = np.array(matrix_from_quat(orientation))
             sim.apply_force(entity, link or None, (rotation @ force).tolist(),
                             (rotation @ torque).tolist(), duration)
         self._run(source, push)

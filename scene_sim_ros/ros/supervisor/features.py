@@ -35,7 +35,7 @@ CUSTOM_INFO = (
 def simulator_features() -> SimulatorFeatures:
     """The same features with either release of the definitions (see :mod:`.compat`);
     ``custom_info`` says which one the node serves and how set_entity_state reads it."""
-    from .compat import GENERATION, STATE_FLAGS
+    from scene_sim_ros.ros.supervisor.compat import GENERATION, STATE_FLAGS
     how = ('set_entity_state: set_pose/set_twist flags' if STATE_FLAGS
            else 'set_entity_state sets pose and twist')
     return SimulatorFeatures(features=list(SUPPORTED), spawn_formats=list(SPAWN_FORMATS),

@@ -15,20 +15,18 @@ from urllib.parse import unquote, urlparse
 
 import numpy as np
 
-from ...errors import SceneLoadError
-from ...scene import Entity, Pose
-from ...scene.bounds import AABB, box_corners, box_sphere_overlap, boxes_overlap, convex_overlap
-from ...scene.transforms import cross, quat_normalized, vec3
+from scene_sim_ros.formats.fragments import load_entity_file, load_fragment
+from scene_sim_ros.scene import Entity, Pose
+from scene_sim_ros.scene.bounds import AABB, box_corners, box_sphere_overlap, boxes_overlap, convex_overlap
+from scene_sim_ros.scene.transforms import cross, quat_normalized, vec3
 
 if TYPE_CHECKING:
-    from ...sim.simulation import ResetScope
+    from scene_sim_ros.sim.simulator import ResetScope
 
 Vector = tuple[float, float, float]
 
 WORLD_FRAMES = ('', 'world')
 """Reference frames meaning the world (the node's ``world_frame`` parameter is one too)."""
-
-SIMROBOT_SUFFIXES = ('.ros2', '.rsi2', '.ros3', '.rsi3')
 
 VALID_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*\Z')
 """Names of spawned entities: one ROS name token, so that topics and frames follow it."""
@@ -165,32 +163,14 @@ def resource_path(uri: str) -> tuple[Path, str]:
 
 
 def load_spawn_entity(uri: str, text: str) -> Entity:
-    """The entity a spawn request describes (its name and pose as the description has them).
-
-    ``text``: a SimRobot ``<Body>``/``<Compound>`` fragment (or a ``<Simulation>`` holding one
-    plus its definitions). ``uri``: a file with such a fragment, or ``scene-file#entity`` for one
-    entity of any scene format this package loads. Raises SceneLoadError, FileNotFoundError or
-    ValueError (unsupported format or scheme).
-    """
-    from ...formats.simrobot import load_entity_fragment
+    """The entity a spawn request describes (its name and pose as the description has them):
+    fragment ``text``, or the file of ``uri`` (``scene-file#entity`` for one entity of any scene
+    format; see :mod:`scene_sim_ros.formats.fragments`). Raises SceneLoadError,
+    FileNotFoundError or ValueError (unsupported format or scheme)."""
     if not uri:
-        return load_entity_fragment(text, source='<resource_string>')
+        return load_fragment(text, source='<resource_string>')
     path, entity_name = resource_path(uri)
-    if not path.is_file():
-        raise FileNotFoundError(f'no such file: {path}')
-    if entity_name:
-        from ...formats import load_scene
-        scene = load_scene(path)
-        for entity in scene.entities:
-            if entity.name == entity_name:
-                return entity
-        raise SceneLoadError(f'no entity {entity_name!r} in the scene; entities: '
-                             + ', '.join(e.name for e in scene.entities), str(path), 0)
-    if path.suffix.lower() not in SIMROBOT_SUFFIXES + ('.xml',):
-        raise ValueError(f'{path.name}: a spawn file must be a SimRobot fragment '
-                         f'({", ".join(SIMROBOT_SUFFIXES)}) or name an entity: file#entity')
-    return load_entity_fragment(path.read_text(encoding='utf-8'), base_dir=path.parent,
-                                source=str(path))
+    return load_entity_file(path, entity_name)
 
 
 def placed(entity: Entity, name: str, pose: Pose) -> Entity:
@@ -216,7 +196,7 @@ def tags_match(tags: Sequence[str], wanted: Sequence[str], match_all: bool) -> b
     return all(hits) if match_all else any(hits)
 
 
-def name_filter(pattern: str):
+def name_filter(pattern: str) -> Callable[[str], bool]:
     """A predicate for a POSIX-ERE-like name filter (Python ``re.search``); ValueError when
     the expression does not compile."""
     if not pattern:
@@ -270,7 +250,7 @@ def bounds_points(box: AABB | None) -> tuple[int, list[tuple[float, float, float
 
 def mesh_file_vertices(path: Path) -> np.ndarray | None:
     """The vertices of a mesh file as the loaders read it (None: unreadable), for bounds."""
-    from ...formats.mesh_files import MeshFileError, read_mesh_file
+    from scene_sim_ros.formats.mesh_files import MeshFileError, read_mesh_file
     try:
         return read_mesh_file(path).vertices
     except MeshFileError:
@@ -279,6 +259,6 @@ def mesh_file_vertices(path: Path) -> np.ndarray | None:
 
 def rest_box(entity: Entity) -> AABB | None:
     """The box of ``entity``'s collision shapes with its joints at 0, in its own frame."""
-    from ...scene import bounds
+    from scene_sim_ros.scene import bounds
     return bounds.aabb(bounds.entity_points(entity, bounds.link_poses_at_zero(entity),
                                             mesh_file_vertices))

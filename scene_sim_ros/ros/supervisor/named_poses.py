@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...scene import Entity, Pose, Scene
-from ...scene.bounds import AABB
-from ...scene.transforms import quat_from_axis_angle, quat_normalized
-from .logic import rest_box
+from scene_sim_ros.ros.supervisor.logic import rest_box
+from scene_sim_ros.scene import Entity, Pose, Scene
+from scene_sim_ros.scene.bounds import AABB
+from scene_sim_ros.scene.transforms import quat_from_axis_angle, quat_normalized
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,17 +18,17 @@ from rcl_interfaces.msg import ParameterDescriptor
 from simulation_interfaces.msg import Bounds, NamedPose, Result, Spawnable, SpawnResult
 from simulation_interfaces.srv import SpawnEntities
 
-from ...scene import bounds
-from ...scene.bounds import AABB
-from . import compat, logic, named_poses
-from .catalog import SCENE_SERVICES
-from .logic import EntityInfoValues, SupervisorError
-from .services import _handler, _set_pose
-from .world_catalog import is_local_source
+from scene_sim_ros.ros.supervisor import compat, logic, named_poses
+from scene_sim_ros.ros.supervisor.catalog import SCENE_SERVICES
+from scene_sim_ros.ros.supervisor.logic import EntityInfoValues, SupervisorError
+from scene_sim_ros.ros.supervisor.services import _handler, _set_pose
+from scene_sim_ros.ros.supervisor.world_catalog import is_local_source
+from scene_sim_ros.scene import bounds
+from scene_sim_ros.scene.bounds import AABB
 
 if TYPE_CHECKING:
-    from .services import Supervisor
-    from .world_services import WorldServices
+    from scene_sim_ros.ros.supervisor.services import Supervisor
+    from scene_sim_ros.ros.supervisor.world_services import WorldServices
 
 PARAMETER = 'named_poses'
 CATEGORY_VALUES = (0, 1, 2, 4, 5)

@@ -23,17 +23,17 @@ from rclpy.task import Future
 from simulation_interfaces.msg import EntityCategory, Result, SimulationState
 from simulation_interfaces.srv import SetEntityState, SetSimulationState, SpawnEntity
 
-from ...errors import SceneLoadError
-from ...scene import Entity, Pose, bounds
-from ...scene.transforms import quat, vec3
-from ..bridged_node import BridgedNode
-from . import compat, features, logic
-from .catalog import CORE_SERVICES
-from .logic import EntityInfoValues, State, SupervisorError
-from .spawn_loader import BrokenProcessPool, SpawnLoader
+from scene_sim_ros.errors import SceneLoadError
+from scene_sim_ros.ros.bridge.bridged_node import BridgedNode
+from scene_sim_ros.ros.supervisor import compat, features, logic
+from scene_sim_ros.ros.supervisor.catalog import CORE_SERVICES
+from scene_sim_ros.ros.supervisor.logic import EntityInfoValues, State, SupervisorError
+from scene_sim_ros.ros.supervisor.spawn_loader import BrokenProcessPool, SpawnLoader
+from scene_sim_ros.scene import Entity, Pose, bounds
+from scene_sim_ros.scene.transforms import quat, vec3
 
 if TYPE_CHECKING:
-    from ...sim.simulation import ResetScope
+    from scene_sim_ros.sim.simulator import ResetScope
 
 CATEGORIES = {
     'robot': EntityCategory.CATEGORY_ROBOT,
@@ -95,12 +95,12 @@ class Supervisor:
         """Run ``task()`` on the physics thread at the next step boundary; await its result."""
         return await self.awaitable(self.stepper.submit(task))
 
-    def awaitable(self, done: ConcurrentFuture) -> Future:
+    def awaitable(self, done: ConcurrentFuture[Any]) -> Future[Any]:
         """An rclpy Future mirroring ``done``; completing it wakes the executor."""
         mirror: Future[Any] = Future(executor=self.node.executor)
         mirror.add_done_callback(lambda _: None)  # its scheduling wakes the waiting coroutine
 
-        def copy(source: ConcurrentFuture) -> None:
+        def copy(source: ConcurrentFuture[Any]) -> None:
             if source.cancelled():
                 mirror.set_exception(SupervisorError(Result.RESULT_OPERATION_FAILED,
                                                      'the simulation is shutting down'))
@@ -293,7 +293,7 @@ class Supervisor:
     def add_bridge(self, entity: Entity) -> None:
         bridge = self.node.add_entity(entity)
         if bridge.is_robot:
-            from ...sim.urdf import entity_to_urdf
+            from scene_sim_ros.sim.urdf import entity_to_urdf
             bridge.publish_description(entity_to_urdf(entity))
         extras = getattr(self, 'extras', None)
         if extras is not None:
@@ -463,7 +463,7 @@ class Supervisor:
         bridge = self.node.bridges[name]
         if bridge.moves:
             return
-        from ..tf import set_transform
+        from scene_sim_ros.ros.bridge.tf import set_transform
         frames = bridge.frames
         assert frames is not None  # set when the entity was added
         set_transform(frames.root, pose.position, pose.orientation)
@@ -583,5 +583,5 @@ def _set_pose(msg: Any, pose: Pose) -> None:
 
 
 def _stamp(stamp: Any, t: float) -> None:
-    from ..conversions import set_stamp
+    from scene_sim_ros.ros.bridge.conversions import set_stamp
     set_stamp(stamp, t)

@@ -24,8 +24,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from ...scene import Entity
-from . import logic
+from scene_sim_ros.ros.supervisor import logic
+from scene_sim_ros.scene import Entity
 
 __all__ = ['BrokenProcessPool', 'SpawnLoader', 'discard_prestarted', 'prestart']
 

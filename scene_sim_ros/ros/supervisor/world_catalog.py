@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from ... import resources
-from ...errors import SceneLoadError
-from ...scene import Entity, Scene
-from ...scene.bounds import AABB
-from .logic import rest_box
+from scene_sim_ros import resources
+from scene_sim_ros.errors import SceneLoadError
+from scene_sim_ros.ros.supervisor.logic import rest_box
+from scene_sim_ros.scene import Entity, Scene
+from scene_sim_ros.scene.bounds import AABB
 
 WORLD_SUFFIXES = ('.ros2', '.ros3', '.wbt', '.xml', '.urdf')
 """Files a world folder offers: SimRobot scenes (not the .rsi2/.rsi3 they include), Webots
@@ -75,7 +75,7 @@ def describe(path: Path) -> Description:
     """Parse ``path`` (in the loader process) for its description and tags (see
     :func:`scene_description`). A file that does not load is described by its error and tagged
     ``error``."""
-    from ...formats import format_of, load_scene
+    from scene_sim_ros.formats import format_of, load_scene
     try:
         scene = load_scene(path)
     except SceneLoadError as err:
@@ -122,7 +122,7 @@ def _file_description(path: Path) -> str:
 
 def is_world_file(path: Path) -> bool:
     """A scene file a world folder offers (see :data:`WORLD_SUFFIXES`)."""
-    from ...formats import format_of
+    from scene_sim_ros.formats import format_of
     suffix = path.suffix.lower()
     if suffix not in WORLD_SUFFIXES:
         return False

@@ -22,14 +22,13 @@ from rcl_interfaces.msg import ParameterDescriptor
 from simulation_interfaces.msg import Result, WorldResource
 from simulation_interfaces.srv import GetAvailableWorlds, GetCurrentWorld, LoadWorld
 
-from ...errors import SceneLoadError, UnsupportedFormatError
-from ...scene import Scene
-from . import compat, logic
-from .catalog import WORLD_SERVICES
-from .logic import SupervisorError
-from .services import _handler
-from .spawn_loader import BrokenProcessPool
-from .world_catalog import (
+from scene_sim_ros.errors import SceneLoadError, UnsupportedFormatError
+from scene_sim_ros.ros.supervisor import compat, logic
+from scene_sim_ros.ros.supervisor.catalog import WORLD_SERVICES
+from scene_sim_ros.ros.supervisor.logic import SupervisorError
+from scene_sim_ros.ros.supervisor.services import _handler
+from scene_sim_ros.ros.supervisor.spawn_loader import BrokenProcessPool
+from scene_sim_ros.ros.supervisor.world_catalog import (
     OutsideWorldFolders,
     World,
     WorldCatalog,
@@ -37,9 +36,10 @@ from .world_catalog import (
     is_local_source,
     scene_description,
 )
+from scene_sim_ros.scene import Scene
 
 if TYPE_CHECKING:
-    from .services import Supervisor
+    from scene_sim_ros.ros.supervisor.services import Supervisor
 
 PARAMETER = 'worlds.paths'
 
@@ -50,7 +50,7 @@ a texture url, a PROTO, an included robot): test_supervisor_worlds holds them to
 
 def load_world_scene(path: Path) -> Scene:
     """The scene of a world file (run in the loader process)."""
-    from ...formats import load_scene
+    from scene_sim_ros.formats import load_scene
     return load_scene(path)
 
 

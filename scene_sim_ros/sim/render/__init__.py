@@ -8,6 +8,6 @@ depth, segmentation; Phong or TinyRenderer's lighting) and :mod:`.renderer` (per
 per-camera drawing and readback). Nothing here imports moderngl until a context is made.
 """
 
-from .context import APT_PACKAGES, GlUnavailable, egl_problem, gl_context, gl_current
+from scene_sim_ros.sim.render.context import APT_PACKAGES, GlUnavailable, egl_problem, gl_context, gl_current
 
 __all__ = ['APT_PACKAGES', 'GlUnavailable', 'egl_problem', 'gl_context', 'gl_current']

@@ -16,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ...scene import Capsule, Cylinder, Mesh, Pose, Sphere, Visual
-from .lod import Level, levels_of, round_levels
-from .tessellation import Triangles, triangles_of
-from .textures import read_texture
+from scene_sim_ros.scene import Capsule, Cylinder, Mesh, Pose, Sphere, Visual
+from scene_sim_ros.sim.render.lod import Level, levels_of, round_levels
+from scene_sim_ros.sim.render.tessellation import Triangles, triangles_of
+from scene_sim_ros.sim.render.textures import read_texture
+from scene_sim_ros.sim.simulator import Simulator
 
 INSTANCE = np.dtype([('model', '<f4', (4, 4)), ('diffuse', '<f4', 4), ('ambient', '<f4', 4),
                      ('specular', '<f4', 4), ('emission', '<f4', 4), ('id', '<i4')])
@@ -66,7 +67,7 @@ class ShapeLibrary:
     def __init__(self, ctx: Any, program: Any) -> None:
         self.ctx = ctx
         self.program = program
-        self._groups: dict[tuple, ShapeGroup | None] = {}
+        self._groups: dict[tuple[Any, Path | None], ShapeGroup | None] = {}
         self._levels: dict[Any, list[Level] | None] = {}
         self._textures: dict[Path, Any] = {}
 
@@ -153,12 +154,12 @@ class DrawList:
     static_slots: np.ndarray  # (S,) bool: slots of bodies that never move by physics
 
 
-def build_draw_list(sim: Any, library: ShapeLibrary, surfaces: bool = True) -> DrawList:
+def build_draw_list(sim: Simulator, library: ShapeLibrary, surfaces: bool = True) -> DrawList:
     """Rows for every visual of ``sim``; ``surfaces`` False: materials from the visuals' single
     colours only (what TinyRenderer's law is given)."""
     slots: dict[tuple[int, int], int] = {}
     static: list[bool] = []
-    rows: list[tuple[int, np.ndarray, int, tuple]] = []
+    rows: list[tuple[int, np.ndarray, int, tuple[tuple[float, ...] | int, ...]]] = []
     groups: list[ShapeGroup] = []
     group_index: dict[int, int] = {}
     for built in sim.built_entities():
@@ -203,7 +204,7 @@ def _collisions_as_visuals(link: Any) -> tuple[Visual, ...]:
     return tuple(Visual(c.shape, c.pose, color=(1.0, 1.0, 1.0, 1.0)) for c in link.collisions)
 
 
-def material_of(visual: Any, surfaces: bool = True) -> tuple:
+def material_of(visual: Any, surfaces: bool = True) -> tuple[tuple[float, ...], ...]:
     """(diffuse rgba, ambient rgb + shininess, specular rgb + 0, emission rgb + 0) of a visual:
     its Surface where the model has one (and ``surfaces``), else its colour as diffuse and
     ambient colour."""

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...scene import Capsule, Cylinder, Sphere
-from .tessellation import Triangles, chord_error, flat, round_shape, segments_for
+from scene_sim_ros.scene import Capsule, Cylinder, Sphere
+from scene_sim_ros.sim.render.tessellation import Triangles, chord_error, flat, round_shape, segments_for
 
 MIN_TRIANGLES = 400
 LEVEL_FRACTIONS = (0.25, 0.06, 0.015)

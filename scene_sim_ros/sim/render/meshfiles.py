@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...scene import Mesh
+from scene_sim_ros.scene import Mesh
 
 
 @functools.lru_cache(maxsize=256)

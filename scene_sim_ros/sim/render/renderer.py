@@ -1,6 +1,6 @@
 """The GL camera renderer of one simulation: poses per frame, culling, LOD, one pass, readback.
 
-Per frame only link poses are read from PyBullet (one ``getLinkStates`` per body, bodies that
+Per frame only link poses are read from the engine (``Simulator.handle_frames``; bodies that
 physics never moves only when the world changes); every camera then culls the scene's bounding
 spheres against its frustum, picks each shape's level of detail (:mod:`.lod`), writes the
 visible instances and draws them with one instanced call per (shape, level). One pass fills
@@ -15,13 +15,12 @@ import weakref
 from typing import Any
 
 import numpy as np
-import pybullet as p
 
-from .context import gl_current
-from .culling import frustum_planes, spheres_in_view
-from .drawables import DrawList, ShapeLibrary, build_draw_list, quaternion_matrices
-from .lod import MAX_ERROR_PIXELS
-from .shaders import (
+from scene_sim_ros.sim.render.context import gl_current
+from scene_sim_ros.sim.render.culling import frustum_planes, spheres_in_view
+from scene_sim_ros.sim.render.drawables import DrawList, ShapeLibrary, build_draw_list, quaternion_matrices
+from scene_sim_ros.sim.render.lod import MAX_ERROR_PIXELS
+from scene_sim_ros.sim.render.shaders import (
     BACKGROUND_FRAGMENT,
     BACKGROUND_VERTEX,
     FRAGMENT,
@@ -30,6 +29,7 @@ from .shaders import (
     VERTEX,
     set_light_uniforms,
 )
+from scene_sim_ros.sim.simulator import Simulator
 
 _shared: dict[str, Any] = {}
 _serials = itertools.count(1)
@@ -65,14 +65,14 @@ class GlRenderer:
     """Renders views of ``sim``; :meth:`moved` after the world changed (poses set, bodies
     added or removed), :meth:`stepped` after physics moved things."""
 
-    def __init__(self, sim: Any, lighting: str = 'phong') -> None:
+    def __init__(self, sim: Simulator, lighting: str = 'phong') -> None:
         with gl_current() as ctx:
             self.ctx = ctx
             shared = _shared_objects(ctx)
         self.program, self.library = shared['program'], shared['library']
         self._framebuffers = shared['framebuffers']
         self._background, self._background_vao = shared['background'], shared['background_vao']
-        self._sim = weakref.proxy(sim)
+        self._sim = sim if isinstance(sim, weakref.ProxyTypes) else weakref.proxy(sim)
         self.lighting = LIGHTINGS[lighting]
         self._draw_list: DrawList | None = None
         self._entities: tuple[Any, ...] = ()  # held, so that identity comparisons hold
@@ -108,28 +108,17 @@ class GlRenderer:
         return draw_list, self._world
 
     def _read_slots(self, draw_list: DrawList, previous: np.ndarray | None) -> np.ndarray:
-        """Row-major centre-of-mass frames of every (body, link) slot."""
+        """Row-major engine frames of every (body, link) slot (of the moving ones only when
+        ``previous`` holds the others)."""
         count = len(draw_list.slots)
         positions = np.zeros((count, 3))
         quaternions = np.tile([0.0, 0.0, 0.0, 1.0], (count, 1))
-        by_body: dict[int, list[tuple[int, int]]] = {}
-        for slot, (body, link) in enumerate(draw_list.slots):
-            if previous is not None and draw_list.static_slots[slot]:
-                continue
-            by_body.setdefault(body, []).append((slot, link))
-        client = self._sim.client
-        for body, entries in by_body.items():
-            links = [link for _, link in entries if link >= 0]
-            states = (p.getLinkStates(body, links, computeForwardKinematics=1,
-                                      physicsClientId=client) if links else [])
-            state_of = dict(zip(links, states))
-            for slot, link in entries:
-                if link < 0:
-                    position, orientation = p.getBasePositionAndOrientation(
-                        body, physicsClientId=client)
-                else:
-                    position, orientation = state_of[link][0], state_of[link][1]
-                positions[slot], quaternions[slot] = position, orientation
+        wanted = [slot for slot in range(count)
+                  if previous is None or not draw_list.static_slots[slot]]
+        if wanted:
+            read_positions, read_quaternions = self._sim.handle_frames(
+                [draw_list.slots[slot] for slot in wanted])
+            positions[wanted], quaternions[wanted] = read_positions, read_quaternions
         matrices = np.zeros((count, 4, 4))
         matrices[:, :3, :3] = quaternion_matrices(quaternions)
         matrices[:, :3, 3] = positions
@@ -145,10 +134,10 @@ class GlRenderer:
                mask: bool = True) -> tuple[np.ndarray, Any, Any, int]:
         """Draw one view (matrices as column-major lists, as for ``getCameraImage``) and read
         back RGB (HxWx3 uint8), and where asked for, metres along the optical axis (HxW
-        float32, inf: nothing) and PyBullet's segmentation value (HxW int32, -1: nothing),
-        else None; plus a serial number with which :meth:`read_more` reads the others later.
-        One pass fills all three; reading back costs (0.4 ms for RGB at 640x480, 5 ms for all
-        three), so only what is asked for is read."""
+        float32, inf: nothing) and the segmentation value ``body + ((link + 1) << 24)`` (HxW
+        int32, -1: nothing), else None; plus a serial number with which :meth:`read_more` reads
+        the others later. One pass fills all three; reading back costs (0.4 ms for RGB at
+        640x480, 5 ms for all three), so only what is asked for is read."""
         with gl_current():
             fbo = self._render(view, projection, eye, width, height, fov_y)
             serial = next(_serials)

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from scene_sim_ros.sim.render.tiny_lighting import tiny_light_arguments
+
 LIGHTING_PHONG, LIGHTING_TINY = 0, 1
 LIGHTINGS = {'phong': LIGHTING_PHONG, 'tiny': LIGHTING_TINY}
 MAX_LIGHTS = 4
@@ -163,7 +165,7 @@ def set_light_uniforms(program: Any, scene: Any, lighting: int) -> None:
         _set_tiny(program, lights[0] if lights else None)
         return
     if not lights:  # PyBullet's default light, so that unlit scenes look as with TinyRenderer
-        from ...scene.model import Light
+        from scene_sim_ros.scene.model import Light
         x, y, z = TINY_DEFAULT_DIRECTION
         lights = [Light(direction=(-x, -y, -z),
                         ambient=(0.6, 0.6, 0.6, 1.0), diffuse=(0.35, 0.35, 0.35, 1.0),
@@ -190,8 +192,7 @@ def set_light_uniforms(program: Any, scene: Any, lighting: int) -> None:
 
 
 def _set_tiny(program: Any, light: Any) -> None:
-    """The same arguments the TinyRenderer path passes (``rendering._light_arguments``)."""
-    from ..sensors.rendering import tiny_light_arguments
+    """The same arguments the engine's software renderer is given (:mod:`.tiny_lighting`)."""
     arguments = tiny_light_arguments(light)
     direction = np.asarray(arguments.get('lightDirection', TINY_DEFAULT_DIRECTION), np.float64)
     program['light_count'].value = 1

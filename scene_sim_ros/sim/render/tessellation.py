@@ -18,11 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...scene import Box, Capsule, Cylinder, Heightfield, Mesh, MeshFile, Plane, Sphere, Torus
-from ...scene.geometry import Shape
-from ..meshes import heightfield_mesh, torus_mesh
-from ..shapes import PLANE_VISUAL_SIZE, PLANE_VISUAL_THICKNESS
-from .meshfiles import read_mesh_file
+from scene_sim_ros.scene import Box, Capsule, Cylinder, Heightfield, Mesh, MeshFile, Plane, Sphere, Torus
+from scene_sim_ros.scene.geometry import Shape
+from scene_sim_ros.sim.meshes import PLANE_VISUAL_SIZE, PLANE_VISUAL_THICKNESS, heightfield_mesh, torus_mesh
+from scene_sim_ros.sim.render.meshfiles import read_mesh_file
 
 CHORD_ERROR = 0.25e-3
 """Largest distance (m) between a round primitive's triangles and its true surface."""

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import SceneLoadError
-from ...formats import limits
+from scene_sim_ros import limits
+from scene_sim_ros.errors import SceneLoadError
 
 FORMATS = ('PNG', 'JPEG', 'BMP', 'TGA', 'GIF')
 PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'

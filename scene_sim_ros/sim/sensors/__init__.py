@@ -1,4 +1,4 @@
-"""Sensor readout for the PyBullet simulation (no ROS).
+"""Sensor readout of a :class:`~scene_sim_ros.sim.simulator.Simulator` (no ROS, no engine).
 
 ``create_reader(sim, entity_name, sensor)`` returns one reader per sensor; the Simulation calls
 ``reader.after_step()`` after every physics step, ``reader.reset()`` on reset, and
@@ -35,10 +35,10 @@ Receiver               list of str, the packets received since the last read (:m
 =====================  ========================================================================
 
 Images are rendered only when read and at most once per physics step per view (see
-:mod:`.rendering`); the Simulation calls :func:`prepare_rendering` right after connecting (it
-records the renderer policy: gl, tiny or auto), :func:`pybullet_draws` before building (PyBullet
-gets visual shapes only where TinyRenderer draws) and :func:`invalidate_renders` when it moves
-things between steps.
+:mod:`.rendering`); a simulation owns its :class:`Rendering` (the renderer policy: gl, tiny or
+auto, and the frame cache), asks it before building whether the engine's software renderer
+draws (the engine then needs every visual shape) and invalidates it when it moves things
+between steps.
 Noise is off unless a sensor's ``noise`` is set and is drawn from
 ``sim.rng``.
 """
@@ -47,16 +47,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...scene import sensors as model
-from .base import Reader
-from .cameras import CameraReader, DepthCameraReader, SegmentationCameraReader, entity_color
-from .contact import CollisionSensorReader
-from .inertial import AccelerometerReader, CompassReader, GpsReader, GyroscopeReader, InertialUnitReader
-from .light import LightSensorReader
-from .radio import EmitterReader, ReceiverReader
-from .rays import ApproxDistanceReader, SingleDistanceReader, SphericalDepthReader
-from .rendering import RenderCache, invalidate_renders, prepare_rendering, pybullet_draws, render_cache
-from .user_input import JointPositionReader, LedReader, UserInputReader
+from scene_sim_ros.scene import sensors as model
+from scene_sim_ros.sim.sensors.base import Reader
+from scene_sim_ros.sim.sensors.cameras import (
+    CameraReader,
+    DepthCameraReader,
+    SegmentationCameraReader,
+    entity_color,
+)
+from scene_sim_ros.sim.sensors.contact import CollisionSensorReader
+from scene_sim_ros.sim.sensors.inertial import (
+    AccelerometerReader,
+    CompassReader,
+    GpsReader,
+    GyroscopeReader,
+    InertialUnitReader,
+)
+from scene_sim_ros.sim.sensors.light import LightSensorReader
+from scene_sim_ros.sim.sensors.radio import EmitterReader, ReceiverReader
+from scene_sim_ros.sim.sensors.rays import ApproxDistanceReader, SingleDistanceReader, SphericalDepthReader
+from scene_sim_ros.sim.sensors.rendering import (
+    RenderCache,
+    Rendering,
+    invalidate_renders,
+    render_cache,
+    renderer_of,
+)
+from scene_sim_ros.sim.sensors.user_input import JointPositionReader, LedReader, UserInputReader
+from scene_sim_ros.sim.simulator import Simulator
 
 READERS: dict[type, type[Reader]] = {
     model.Camera: CameraReader,
@@ -81,7 +99,7 @@ READERS: dict[type, type[Reader]] = {
 PROJECTIONS = ('perspective', 'spherical')
 
 
-def create_reader(sim: Any, entity_name: str, sensor: Any) -> Reader:
+def create_reader(sim: Simulator, entity_name: str, sensor: Any) -> Reader:
     """The reader of ``sensor`` (mounted on entity ``entity_name``) in ``sim``."""
     if isinstance(sensor, model.DepthCamera):
         if sensor.projection not in PROJECTIONS:
@@ -96,5 +114,5 @@ def create_reader(sim: Any, entity_name: str, sensor: Any) -> Reader:
     return reader_class(sim, entity_name, sensor)
 
 
-__all__ = ['READERS', 'Reader', 'RenderCache', 'create_reader', 'entity_color',
-           'invalidate_renders', 'prepare_rendering', 'pybullet_draws', 'render_cache']
+__all__ = ['READERS', 'Reader', 'RenderCache', 'Rendering', 'create_reader', 'entity_color',
+           'invalidate_renders', 'render_cache', 'renderer_of']

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...scene.transforms import Pose
+from scene_sim_ros.scene.transforms import Pose
+from scene_sim_ros.sim.simulator import Simulator
 
 
 class Reader:
@@ -14,7 +15,7 @@ class Reader:
     when the simulation is reset.
     """
 
-    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         self.sim = sim
         self.entity = entity
         self.sensor = sensor

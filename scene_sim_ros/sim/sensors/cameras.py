@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from .base import Reader
-from .noise import add_color_noise, add_gaussian
-from .rays import clamp_to_range
-from .rendering import Frame, View, render_cache
+from scene_sim_ros.sim.sensors.base import Reader
+from scene_sim_ros.sim.sensors.noise import add_color_noise, add_gaussian
+from scene_sim_ros.sim.sensors.rays import clamp_to_range
+from scene_sim_ros.sim.sensors.rendering import Frame, View, render_cache
+from scene_sim_ros.sim.simulator import Simulator
 
 DEPTH_NEAR = 0.01
 """Near clipping plane of depth renders (m) unless ``min_range`` is smaller: objects between it
@@ -28,7 +29,7 @@ LINK_BITS = 24
 class _RenderedReader(Reader):
     """Renders through the simulation's shared :class:`RenderCache`, only when read."""
 
-    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self.cache = render_cache(sim)
 
@@ -79,7 +80,7 @@ class SegmentationCameraReader(_RenderedReader):
     the root or none); both are computed when first asked for.
     """
 
-    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self.entity_names: list[str] = []
         self._index_of_name: dict[str, int] = {}

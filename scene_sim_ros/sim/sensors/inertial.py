@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...scene.transforms import (
+from scene_sim_ros.scene.transforms import (
     Pose,
     Quat,
     cross,
@@ -22,8 +22,9 @@ from ...scene.transforms import (
     quat_normalized,
     quat_rotate,
 )
-from .base import Reader
-from .noise import add_gaussian
+from scene_sim_ros.sim.sensors.base import Reader
+from scene_sim_ros.sim.sensors.noise import add_gaussian
+from scene_sim_ros.sim.simulator import Simulator
 
 NORTH = np.array([0.0, 1.0, 0.0])
 
@@ -47,7 +48,7 @@ def _mount_inverse(sensor: Any) -> Quat:
 class AccelerometerReader(Reader):
     """(3,) float64 specific force (m/s^2) in the sensor frame."""
 
-    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self._gravity = np.asarray(sim.scene.gravity, dtype=np.float64)
         self._mount_inverse = _mount_inverse(sensor)
@@ -80,7 +81,7 @@ class AccelerometerReader(Reader):
 class GyroscopeReader(Reader):
     """(3,) float64 angular velocity (rad/s) in the sensor frame."""
 
-    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self._mount_inverse = _mount_inverse(sensor)
 
@@ -97,7 +98,7 @@ class InertialUnitReader(Reader):
     def read(self) -> np.ndarray:
         orientation = self.sensor_pose().orientation
         if self.sensor.noise > 0.0:
-            error = Pose.from_xyz_rpy(rpy=self.sim.rng.normal(0.0, self.sensor.noise, 3))
+            error = Pose.from_xyz_rpy(rpy=tuple(self.sim.rng.normal(0.0, self.sensor.noise, 3)))
             orientation = quat_normalized((Pose((0, 0, 0), orientation) * error).orientation)
         return np.array(orientation, dtype=np.float64)
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .base import Reader
-from .rays import cast_rays
+from scene_sim_ros.sim.sensors.base import Reader
+from scene_sim_ros.sim.sensors.rays import cast_rays
 
 DIRECTIONAL_DISTANCE = 1000.0
 """How far a directional light is taken to be for occlusion (Webots: "1 kilometer away")."""
@@ -46,8 +46,7 @@ class LightSensorReader(Reader):
         return self._output(irradiance)
 
     def _hidden(self, here: np.ndarray, to_light: np.ndarray, distance: float) -> bool:
-        own = [self.sim.locate(self.entity, i)
-               for i in self.sim.own_link_indices(self.entity, self.sensor.link)]
+        own = self.sim.link_handles(self.entity, self.sensor.link)
         hit = cast_rays(self.sim, here[None, :], to_light[None, :], distance,
                         (own[0][0], tuple(link for _, link in own)))
         return bool(np.isfinite(hit[0]))

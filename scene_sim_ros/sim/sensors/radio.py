@@ -15,8 +15,9 @@ import math
 from collections import deque
 from typing import Any
 
-from ...scene.transforms import Pose
-from .base import Reader
+from scene_sim_ros.scene.transforms import Pose
+from scene_sim_ros.sim.sensors.base import Reader
+from scene_sim_ros.sim.simulator import Simulator
 
 MAX_QUEUED = 1000
 """Packets a receiver keeps unread (the oldest go first), as Webots' bufferSize bounds it."""
@@ -25,7 +26,7 @@ MAX_QUEUED = 1000
 class EmitterReader(Reader):
     """``send(text)`` queues a packet; ``read()`` the number sent so far."""
 
-    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self.outbox: list[str] = []
         self.sent = 0
@@ -56,7 +57,7 @@ class EmitterReader(Reader):
 class ReceiverReader(Reader):
     """``read()`` returns the packets received since the last read, oldest first."""
 
-    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self.inbox: deque[str] = deque(maxlen=MAX_QUEUED)
 

@@ -16,7 +16,7 @@ Out of range, ``Simulation.read`` returns what SimRobot returns: a reading is cl
 ``[min_range, max_range]`` - no hit within ``max_range`` reads ``max_range``, a hit closer than
 ``min_range`` reads ``min_range``. Gaussian noise is added to hits before the clamp, never to
 "no hit". The ROS layer turns the limits into REP-117/REP-118 values
-(:func:`scene_sim_ros.ros.conversions.to_rep117`): a reading ``>= max_range`` becomes +inf, one
+(:func:`scene_sim_ros.ros.bridge.conversions.to_rep117`): a reading ``>= max_range`` becomes +inf, one
 ``<= min_range`` (when ``min_range > 0``) -inf. SimRobot's value cannot tell a hit exactly at
 ``max_range`` (or ``min_range``) from no hit (a hit too close), so both are treated as out of
 range there; a hit within float32 precision of a limit is therefore published as +inf/-inf.
@@ -54,13 +54,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pybullet as p
 
-from ...scene.transforms import matrix_from_quat
-from .base import Reader
-from .noise import add_gaussian
+from scene_sim_ros.scene.transforms import matrix_from_quat
+from scene_sim_ros.sim.sensors.base import Reader
+from scene_sim_ros.sim.sensors.noise import add_gaussian
+from scene_sim_ros.sim.simulator import Simulator
 
-MAX_BATCH = p.MAX_RAY_INTERSECTION_BATCH_SIZE
 SELF_HIT_STEPS = (1e-3, 1e-2, 5e-2, 2e-1)
 """How far (m) behind a hit on the sensor's own link a continued ray starts, per retry (Bullet
 reports a hit at once for a ray that starts just inside a shape's surface)."""
@@ -70,7 +69,7 @@ angle can slip through), at most APPROX_MAX_RAYS per axis."""
 APPROX_MAX_RAYS = 91
 
 
-def cast_rays(sim: Any, origins: np.ndarray, directions: np.ndarray, length: float,
+def cast_rays(sim: Simulator, origins: np.ndarray, directions: np.ndarray, length: float,
               ignore: tuple[int, int | Sequence[int]] | None = None) -> np.ndarray:
     """Distance (m) along each unit direction to the first hit within ``length`` (``inf`` for
     none), skipping hits on the ``(body, link or links)`` ``ignore``."""
@@ -83,7 +82,7 @@ def cast_rays(sim: Any, origins: np.ndarray, directions: np.ndarray, length: flo
             break
         froms = origins[pending] + directions[pending] * start[pending, None]
         tos = origins[pending] + directions[pending] * length
-        hits = _ray_batch(sim, froms, tos)
+        hits = sim.cast_rays(froms, tos)
         bodies, links, fractions = hits[:, 0], hits[:, 1], hits[:, 2]
         remaining = length - start[pending]
         hit = bodies >= 0
@@ -98,16 +97,6 @@ def cast_rays(sim: Any, origins: np.ndarray, directions: np.ndarray, length: flo
     return distances
 
 
-def _ray_batch(sim: Any, froms: np.ndarray, tos: np.ndarray) -> np.ndarray:
-    """(N, 3) rows of body, link, hit fraction (body -1: no hit)."""
-    rows: list[tuple[int, int, float]] = []
-    for i in range(0, len(froms), MAX_BATCH):
-        results = p.rayTestBatch(froms[i:i + MAX_BATCH].tolist(), tos[i:i + MAX_BATCH].tolist(),
-                                 physicsClientId=sim.client)
-        rows.extend((r[0], r[1], r[2]) for r in results)
-    return np.array(rows, dtype=np.float64).reshape(-1, 3)
-
-
 def column_angles(fov: float, count: int) -> np.ndarray:
     """Angles from +fov/2 downwards; a full circle does not repeat its first ray."""
     if count == 1:
@@ -117,10 +106,10 @@ def column_angles(fov: float, count: int) -> np.ndarray:
 
 
 class _RayReader(Reader):
-    def __init__(self, sim: Any, entity: str, sensor: Any, directions: np.ndarray) -> None:
+    def __init__(self, sim: Simulator, entity: str, sensor: Any, directions: np.ndarray) -> None:
         super().__init__(sim, entity, sensor)
         self.directions = directions  # unit vectors in the sensor frame, (N, 3)
-        own = [sim.locate(entity, i) for i in sim.own_link_indices(entity, sensor.link)]
+        own = sim.link_handles(entity, sensor.link)
         self.ignore = (own[0][0], tuple(link for _, link in own))  # one body holds them all
 
     def ranges(self) -> np.ndarray:
@@ -155,7 +144,7 @@ class SphericalDepthReader(_RayReader):
     """HxW float32 range along each ray, clamped to ``[min_range, max_range]`` (``max_range``
     where a ray hits nothing, as SimRobot); see the module docstring for the order."""
 
-    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         yaw = column_angles(sensor.fov_x, sensor.width)
         pitch = column_angles(sensor.fov_y, sensor.height)
         super().__init__(sim, entity, sensor, _unit_rays(yaw, pitch))
@@ -173,7 +162,7 @@ class SingleDistanceReader(_RayReader):
     """Metres to the first hit along +x; ``max_range`` if nothing within ``max_range``,
     ``min_range`` if closer than that (SimRobot; the ROS ``Range`` has +inf/-inf there)."""
 
-    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor, np.array([[1.0, 0.0, 0.0]]))
 
     def read(self) -> float:
@@ -188,7 +177,7 @@ class ApproxDistanceReader(_RayReader):
     """The nearest hit (m, along the ray) within the ``fov_x`` x ``fov_y`` pyramid around +x,
     sampled by a grid of rays; out-of-range values like :class:`SingleDistanceReader`."""
 
-    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         ys = np.tan(np.linspace(-sensor.fov_x / 2.0, sensor.fov_x / 2.0, _ray_count(sensor.fov_x)))
         zs = np.tan(np.linspace(-sensor.fov_y / 2.0, sensor.fov_y / 2.0, _ray_count(sensor.fov_y)))
         z_grid, y_grid = np.meshgrid(zs, ys, indexing='ij')

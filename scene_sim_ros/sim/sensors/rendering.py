@@ -2,22 +2,23 @@
 
 A sensor frame is REP-103 body-aligned (x forward, y left, z up); OpenGL's camera looks along
 -z with y up and x right, so the view matrix maps sensor ``x -> -z``, ``y -> -x``, ``z -> y``.
-Matrices go to PyBullet as flat column-major lists. The projection is built from both opening
-angles, so ``fov_x`` and ``fov_y`` are honoured independently of the pixel aspect.
+Matrices are flat column-major lists, as OpenGL and TinyRenderer take them. The projection is
+built from both opening angles, so ``fov_x`` and ``fov_y`` are honoured independently of the
+pixel aspect.
 
 :class:`RenderCache` renders each view at most once per simulation step: a Camera, a DepthCamera
 and a SegmentationCamera at the same pose, size and opening angles share one render (with
 TinyRenderer the segmentation mask is only requested when someone needs it and the background
 is recognised from the depth buffer; the GL pass gives all three at once).
 
-Two renderers, chosen per simulation by :func:`prepare_rendering` (``renderer`` argument, else
-``$SCENE_SIM_ROS_RENDERER``, else ``auto``):
+Two renderers, chosen per simulation (its ``renderer`` argument, else ``$SCENE_SIM_ROS_RENDERER``,
+else ``auto``) and held with its frame cache by the simulation's :class:`Rendering`:
 
 - ``gl``: :mod:`scene_sim_ros.sim.render`, OpenGL on a headless EGL context (Mesa llvmpipe
   without a GPU): shapes uploaded once, per-camera frustum culling, levels of detail, colour,
   depth and segmentation in one pass, Phong lighting from the scene's surfaces and lights.
-- ``tiny``: PyBullet's TinyRenderer (``getCameraImage``), a software rasteriser that draws every
-  triangle of the scene for every frame.
+- ``tiny``: the engine's software renderer (:meth:`~scene_sim_ros.sim.simulator.Simulator.draw_software`:
+  PyBullet's TinyRenderer), a rasteriser that draws every triangle of the scene for every frame.
 
 ``auto`` picks ``gl`` where an EGL context can be made (decided on the first rendered frame, so
 processes without cameras never make one) and falls back to ``tiny`` with one warning naming
@@ -32,12 +33,12 @@ import math
 import os
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-import pybullet as p
 
-from ...scene.transforms import Pose, matrix_from_quat
+from scene_sim_ros.scene.transforms import Pose, matrix_from_quat
+from scene_sim_ros.sim.simulator import Simulator
 
 RENDERERS = ('auto', 'gl', 'tiny')
 LEGACY_RENDERERS = {'egl': 'gl'}  # PyBullet's EGL plugin is retired: the GL renderer replaces it
@@ -129,36 +130,6 @@ class Frame:
         return linearize_depth(self.depth_buffer, self.near, self.far)
 
 
-def _light_arguments(scene: Any) -> dict[str, Any]:
-    """``getCameraImage`` lighting from the scene's first light (PyBullet's defaults without)."""
-    lights = getattr(scene, 'lights', ())
-    return tiny_light_arguments(lights[0] if lights else None)
-
-
-def tiny_light_arguments(light: Any) -> dict[str, Any]:
-    """``getCameraImage`` lighting arguments for ``light`` (None: PyBullet's defaults)."""
-    if light is None:
-        return {}
-    if light.kind == 'directional':
-        towards_light = [-c for c in light.direction]
-    else:
-        towards_light = list(light.position)
-    ambient = sum(light.ambient[:3]) / 3.0
-    diffuse = max(light.diffuse[:3]) or 1.0
-    return {
-        'lightDirection': towards_light,
-        'lightColor': [c / diffuse for c in light.diffuse[:3]],
-        'lightAmbientCoeff': min(1.0, max(ambient, 0.0)),
-        'lightDiffuseCoeff': min(1.0, diffuse),
-        'lightSpecularCoeff': min(1.0, max(light.specular[:3])) * 0.2,
-    }
-
-
-_POLICIES: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
-_BACKENDS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
-_warned_fallback = False
-
-
 def renderer_policy(renderer: str | None = None) -> str:
     """'auto', 'gl' or 'tiny' from ``renderer`` or ``$SCENE_SIM_ROS_RENDERER`` ('egl' -> 'gl')."""
     policy = renderer or os.environ.get('SCENE_SIM_ROS_RENDERER') or 'auto'
@@ -170,79 +141,87 @@ def renderer_policy(renderer: str | None = None) -> str:
     return policy
 
 
-def prepare_rendering(sim: Any, scene: Any, renderer: str | None = None) -> str:
-    """Record the renderer policy of ``sim`` ('auto', 'gl' or 'tiny'; ValueError otherwise).
-
-    Nothing is loaded here: the backend is resolved on the first rendered frame
-    (:func:`renderer_of`). Calling it again (e.g. after a reset) keeps the first policy.
-    """
-    if sim not in _POLICIES:
-        _POLICIES[sim] = renderer_policy(renderer)
-    return _POLICIES[sim]
+_warned_fallback = False
 
 
-def pybullet_draws(sim: Any) -> bool:
-    """Whether TinyRenderer draws ``sim``'s images, i.e. PyBullet needs every visual shape.
+class Rendering:
+    """The renderer of one simulation, owned by it (``sim.rendering``): the policy given when
+    the simulation was made ('auto', 'gl' or 'tiny'; ValueError otherwise), the backend that
+    draws (resolved on the first rendered frame) and the :class:`RenderCache` of its frames.
+    A reset keeps all three."""
 
-    Asked before the world is built; 'auto' is resolved here (one GL context per process).
-    Without visual shapes a large scene builds in a fraction of the time and memory: PyBullet
-    copies every visual mesh for TinyRenderer (Game.ros2: 3.5 s and about 190 MB).
-    """
-    policy = _POLICIES.get(sim) or renderer_policy()
-    if policy == 'gl':
-        return False  # and where no context can be made the first frame says so
-    return renderer_of(sim) == 'tiny'
+    def __init__(self, sim: Simulator, renderer: str | None = None) -> None:
+        self.policy = renderer_policy(renderer)
+        self._sim = weakref.proxy(sim)
+        self._backend: str | None = None
+        self._cache: RenderCache | None = None
 
+    def engine_draws(self) -> bool:
+        """Whether the engine's software renderer draws the images, i.e. the engine needs
+        every visual shape. Asked before the world is built; 'auto' is resolved here (one GL
+        context per process). Without visual shapes a large scene builds in a fraction of the
+        time and memory: PyBullet copies every visual mesh for TinyRenderer (Game.ros2: 3.5 s
+        and about 190 MB)."""
+        if self.policy == 'gl':
+            return False  # and where no context can be made the first frame says so
+        return self.backend() == 'tiny'
 
-def renderer_of(sim: Any) -> str:
-    """The backend that renders ``sim``'s images, 'gl' or 'tiny' (resolved on first use).
+    def backend(self) -> str:
+        """'gl' or 'tiny', resolved on first use: 'gl' where the policy says so (raising
+        :class:`~scene_sim_ros.sim.render.GlUnavailable` when no context can be made); 'auto'
+        falls back to 'tiny' with one warning per process, also in ``sim.warnings``."""
+        if self._backend is None:
+            self._backend = self._resolve()
+        return self._backend
 
-    'gl' where the policy says so and raises :class:`~scene_sim_ros.sim.render.GlUnavailable`
-    when no context can be made; 'auto' falls back to 'tiny' with one warning per process,
-    also appended to ``sim.warnings``.
-    """
-    backend = _BACKENDS.get(sim)
-    if backend is not None:
-        return backend
-    policy = _POLICIES.get(sim) or renderer_policy()
-    if policy == 'tiny':
-        backend = 'tiny'
-    else:
-        from ..render import egl_problem
+    def _resolve(self) -> str:
+        if self.policy == 'tiny':
+            return 'tiny'
+        from scene_sim_ros.sim.render import egl_problem
         problem = egl_problem()
         if problem is None:
-            backend = 'gl'
-        elif policy == 'gl':
-            from ..render import GlUnavailable
+            return 'gl'
+        if self.policy == 'gl':
+            from scene_sim_ros.sim.render import GlUnavailable
             raise GlUnavailable(f"renderer 'gl' is not available: {problem}")
-        else:
-            backend = 'tiny'
-            _warn_fallback(sim, problem)
-    _BACKENDS[sim] = backend
-    return backend
+        self._warn_fallback(problem)
+        return 'tiny'
+
+    def _warn_fallback(self, problem: str) -> None:
+        global _warned_fallback
+        message = f'cameras render with TinyRenderer (slow): {problem}'
+        if not _warned_fallback:
+            _warned_fallback = True
+            _log.warning(message)
+            self._sim.warnings.append(message)
+
+    def cache(self) -> RenderCache:
+        """The one :class:`RenderCache` of the simulation (created on first use)."""
+        if self._cache is None:
+            self._cache = RenderCache(self._sim, self.backend())
+        return self._cache
+
+    def invalidate(self) -> None:
+        """Forget the rendered frames: bodies were moved, added or removed between steps."""
+        if self._cache is not None:
+            self._cache.invalidate(world_changed=True)
 
 
-def _warn_fallback(sim: Any, problem: str) -> None:
-    global _warned_fallback
-    message = f'cameras render with TinyRenderer (slow): {problem}'
-    if not _warned_fallback:
-        _warned_fallback = True
-        _log.warning(message)
-        warnings = getattr(sim, 'warnings', None)
-        if isinstance(warnings, list):
-            warnings.append(message)
+def renderer_of(sim: Simulator) -> str:
+    """The backend that renders ``sim``'s images, 'gl' or 'tiny' (:meth:`Rendering.backend`)."""
+    return sim.rendering.backend()
 
 
 class RenderCache:
     """Renders views of one simulation, each at most once until :meth:`invalidate` (or until the
     simulation time changes)."""
 
-    def __init__(self, sim: Any) -> None:
-        self._sim = weakref.proxy(sim)
-        self.backend = renderer_of(sim)
+    def __init__(self, sim: Simulator, backend: str) -> None:
+        self._sim = sim
+        self.backend = backend
         self._gl: Any = None
         if self.backend == 'gl':
-            from ..render.renderer import GlRenderer
+            from scene_sim_ros.sim.render.renderer import GlRenderer
             self._gl = GlRenderer(sim, os.environ.get(LIGHTING_ENV, 'phong'))
         self._frames: dict[View, Frame] = {}
         self._time: float | None = None
@@ -307,21 +286,12 @@ class RenderCache:
         pose = Pose(view.pose[:3], view.pose[3:])
         if self._gl is not None:
             return self._render_gl(view, pose, near, far, need_mask, need_depth)
-        flags = (p.ER_SEGMENTATION_MASK_OBJECT_AND_LINKINDEX if need_mask
-                 else p.ER_NO_SEGMENTATION_MASK)
-        _, _, rgba, depth, mask = p.getCameraImage(
+        rgba, depth_buffer, mask = self._sim.draw_software(
             view.width, view.height, view_matrix(pose),
-            projection_matrix(view.fov_x, view.fov_y, near, far),
-            renderer=p.ER_TINY_RENDERER, flags=flags, physicsClientId=self._sim.client,
-            **_light_arguments(self._sim.scene))
+            projection_matrix(view.fov_x, view.fov_y, near, far), need_mask)
         self.renders += 1
-        shape = (view.height, view.width)
-        depth_buffer = np.reshape(np.asarray(depth, dtype=np.float32), shape)
-        rgb = _with_background(np.reshape(np.asarray(rgba, dtype=np.uint8), (*shape, 4)),
-                               depth_buffer >= BACKGROUND_DEPTH, self._sim.scene.background)
-        return Frame(near, far, rgb, depth_buffer,
-                     np.reshape(np.asarray(mask, dtype=np.int32), shape) if need_mask else None)
-
+        rgb = _with_background(rgba, depth_buffer >= BACKGROUND_DEPTH, self._sim.scene.background)
+        return Frame(near, far, rgb, depth_buffer, mask)
 
     def _render_gl(self, view: View, pose: Pose, near: float, far: float, need_mask: bool,
                    need_depth: bool) -> Frame:
@@ -346,20 +316,12 @@ def _with_background(rgba: np.ndarray, background: np.ndarray,
     return np.ascontiguousarray(filled.view(np.uint8).reshape(*background.shape, 4)[..., :3])
 
 
-_CACHES: weakref.WeakKeyDictionary[Any, RenderCache] = weakref.WeakKeyDictionary()
-
-
-def invalidate_renders(sim: Any) -> None:
+def invalidate_renders(sim: Simulator) -> None:
     """Forget ``sim``'s rendered frames: call after moving things between steps (set_pose, reset,
     spawn, delete); physics steps and time changes invalidate them anyway."""
-    cache = _CACHES.get(sim)
-    if cache is not None:
-        cache.invalidate(world_changed=True)
+    sim.rendering.invalidate()
 
 
-def render_cache(sim: Any) -> RenderCache:
+def render_cache(sim: Simulator) -> RenderCache:
     """The one :class:`RenderCache` of ``sim`` (created on first use)."""
-    cache = _CACHES.get(sim)
-    if cache is None:
-        cache = _CACHES[sim] = RenderCache(sim)
-    return cache
+    return cast(Rendering, sim.rendering).cache()

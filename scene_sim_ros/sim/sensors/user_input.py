@@ -5,15 +5,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .base import Reader
-from .noise import add_gaussian
+from scene_sim_ros.sim.sensors.base import Reader
+from scene_sim_ros.sim.sensors.noise import add_gaussian
+from scene_sim_ros.sim.simulator import Simulator
 
 
 class UserInputReader(Reader):
     """A float set with :meth:`set` (within ``minimum..maximum``), ``default`` until then and
     after a reset."""
 
-    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self.value = float(sensor.default)
 
@@ -44,7 +45,7 @@ class LedReader(Reader):
     """An LED's value (Webots' ``wb_led_set``): 0 off, ``1..len(colors)`` a colour of the
     LED, or for a ``gradual`` LED a 0xRRGGBB colour; ``set`` refuses anything else."""
 
-    def __init__(self, sim: Any, entity: str, sensor: Any) -> None:
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self.value = 0
 

@@ -10,7 +10,7 @@ import pytest
 from formats.raisim.corpus_files import LAIKAGO_QPOS
 
 from scene_sim_ros.formats import load_scene
-from scene_sim_ros.sim.simulation import Simulation  # noqa: E402
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
 from support.corpus import CORPUS, skip_module_without
 
 skip_module_without(CORPUS / 'raisim')

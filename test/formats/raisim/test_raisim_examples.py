@@ -12,7 +12,7 @@ from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.raisim import load, load_sensor_set
 from scene_sim_ros.resources import EXAMPLES_DIR, example_path
 from scene_sim_ros.scene import Accelerometer, Camera, DepthCamera, Gyroscope, Heightfield
-from scene_sim_ros.sim.simulation import Simulation  # noqa: E402
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
 from support.corpus import CORPUS
 from support.examples import shipped
 

@@ -13,7 +13,7 @@ from lxml import etree
 
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.raisim import load
-from scene_sim_ros.sim.simulation import Simulation  # noqa: E402
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
 from support.corpus import CORPUS
 from support.examples import shipped, shipped_ids
 

@@ -20,7 +20,7 @@ DATA = SIMOX / 'VirtualRobot' / 'data'
 # the shipped files always, the corpus's robots and scenes where present
 FILES = shipped('simox') + simox_files(SIMOX, 'robot') + simox_files(SIMOX, 'scene')
 
-from scene_sim_ros.sim.simulation import Simulation  # noqa: E402
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
 
 
 def test_arm_robot_file() -> None:

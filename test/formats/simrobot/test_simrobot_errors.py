@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from scene_sim_ros import limits
 from scene_sim_ros.errors import SceneLoadError
-from scene_sim_ros.formats import limits
 from scene_sim_ros.formats.simrobot import load
 
 MASS = '<SphereMass value="1kg" radius="1"/>'

@@ -18,7 +18,7 @@ from support.examples import shipped, shipped_ids
 CORPUS = CORPUS_ROOT / 'simrobot'
 SCENES = shipped('simrobot') + (sorted(CORPUS.rglob('*.ros2')) if CORPUS.is_dir() else [])
 
-from scene_sim_ros.sim.simulation import Simulation  # noqa: E402
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
 
 
 def sensor_kinds(entity) -> dict[str, str]:

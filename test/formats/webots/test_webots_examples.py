@@ -17,7 +17,7 @@ from support.examples import shipped, shipped_ids
 
 URDF2WEBOTS = 'webots/urdf2webots/tests/expected'
 
-from scene_sim_ros.sim.simulation import Simulation  # noqa: E402
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
 
 
 def test_world_header_and_relative_externproto() -> None:

@@ -228,7 +228,7 @@ def test_unreadable_mesh_is_one_warning_naming_it(tmp_path):
 
 
 def test_fetch_fills_the_cache_then_inspect_runs_offline(tmp_path, server, world, capsys):
-    from scene_sim_ros.cli import main
+    from scene_sim_ros.cli.main import main
     cache = f'webots.cache_dir={tmp_path / "cache"}'
     assert main(['fetch', str(world), '--param', cache]) == 0
     out = capsys.readouterr().out
@@ -245,7 +245,7 @@ def test_fetch_fills_the_cache_then_inspect_runs_offline(tmp_path, server, world
 
 
 def test_fetch_says_which_world_is_incomplete(tmp_path, server, world, capsys):
-    from scene_sim_ros.cli import main
+    from scene_sim_ros.cli.main import main
     server.stop()
     assert main(['fetch', str(world), '--param', f'webots.cache_dir={tmp_path / "c"}']) == 1
     out = capsys.readouterr().out
@@ -254,7 +254,7 @@ def test_fetch_says_which_world_is_incomplete(tmp_path, server, world, capsys):
 
 def test_fetch_with_an_installation_fills_the_cache_for_a_machine_without(
         tmp_path, webots_home, monkeypatch, capsys):
-    from scene_sim_ros.cli import main
+    from scene_sim_ros.cli.main import main
     url = ('https://raw.githubusercontent.com/cyberbotics/webots/R2023b/projects/robots/acme/'
            'protos/AcmeBot.proto')
     world = write(tmp_path / 'w/worlds/a.wbt', f'#VRML_SIM R2023b utf8\nEXTERNPROTO "{url}"\n'

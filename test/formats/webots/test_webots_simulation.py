@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip('pybullet')
 
 from scene_sim_ros.formats import load_scene  # noqa: E402
-from scene_sim_ros.sim.simulation import Simulation  # noqa: E402
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
 from support.corpus import CORPUS  # noqa: E402
 from support.examples import shipped, shipped_ids  # noqa: E402
 

@@ -9,7 +9,7 @@ import math
 import pytest
 
 from scene_sim_ros.formats import load_scene
-from scene_sim_ros.sim.simulation import Simulation
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 
 SENSOR_UP = 'rotation 0 1 0 -1.5707963267948966'   # the sensor's +x turned to +z
 

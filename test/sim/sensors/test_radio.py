@@ -9,7 +9,7 @@ import math
 import pytest
 
 from scene_sim_ros.formats import load_scene
-from scene_sim_ros.sim.simulation import Simulation
+from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 
 WORLD = """#VRML_SIM R2023b utf8
 WorldInfo { basicTimeStep 10 }

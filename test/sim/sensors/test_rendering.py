@@ -13,6 +13,7 @@ from scene_sim_ros import Simulation
 from scene_sim_ros.scene import Box, Collision, Entity, Inertial, Link, Scene, Visual
 from scene_sim_ros.scene.sensors import Camera
 from scene_sim_ros.scene.transforms import Pose, quat_from_rpy
+from scene_sim_ros.sim.engines.pybullet.sensing import Sensing
 from scene_sim_ros.sim.sensors.rays import cast_rays, column_angles
 from scene_sim_ros.sim.sensors.rendering import linearize_depth, projection_matrix, view_matrix
 
@@ -79,7 +80,8 @@ def test_column_angles_of_a_full_circle_do_not_repeat_the_first_ray():
 def test_cast_rays_measure_distances_and_skip_the_ignored_link(client):
     own = add_box(client, (0.2, 0.2, 0.2), (1, 0, 0))  # in front of the sensor
     add_box(client, (0.1, 5, 5), (3.1, 0, 0))
-    sim = SimpleNamespace(client=client)
+    engine = SimpleNamespace(client=client)  # the PyBullet engine's ray cast on this client
+    sim = SimpleNamespace(cast_rays=lambda froms, tos: Sensing.cast_rays(engine, froms, tos))
     directions = np.array([[1.0, 0, 0], [-1.0, 0, 0], [0, 0.6, 0.8]])
     with_own = cast_rays(sim, np.zeros(3), directions, 10.0)
     without_own = cast_rays(sim, np.zeros(3), directions, 10.0, ignore=(own, -1))

@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from scene_sim_ros import Simulation
-from scene_sim_ros.formats import limits
+from scene_sim_ros import Simulation, limits
 from scene_sim_ros.scene import Box, Entity, Link, Mesh, Pose, Scene, Visual
 from scene_sim_ros.sim.render import egl_problem
 from scene_sim_ros.sim.render.textures import read_texture, texture_problem

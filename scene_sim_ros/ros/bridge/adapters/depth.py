@@ -1,0 +1,82 @@
+"""``DepthCamera`` -> ``<topic>/image_raw`` (32FC1, metres, REP-118) and, for a one-row spherical
+sensor, ``<topic>/scan`` (``sensor_msgs/LaserScan``).
+
+Perspective sensors publish ``camera_info`` too (depth along the optical z axis, frame
+``<sensor>_optical_frame``). Spherical images have no pinhole model, so no camera_info; their
+scan is in the body-aligned sensor frame (x forward, angles counter-clockwise about z), which
+reverses the image's left-to-right columns. Image and scan follow REP-118/REP-117: +inf where
+nothing is within ``max_range``, -inf closer than ``min_range`` (``Simulation.read`` gives
+SimRobot's ``max_range``/``min_range`` there; :func:`..conversions.to_rep117` converts, a reading
+at a limit counting as out of range); ``range_min``/``range_max`` are the sensor's; the stamp is
+the sim time of the step. Nav2's ``scan``: remap it (``--ros-args -r
+/<entity>/<sensor>/scan:=/scan``). Read only while one of the topics has a subscriber.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from sensor_msgs.msg import CameraInfo, Image, LaserScan
+
+from scene_sim_ros.ros import qos
+from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter
+from scene_sim_ros.ros.bridge.conversions import camera_info, fill_image, fill_scan, laser_scan, to_rep117
+
+if TYPE_CHECKING:
+    from scene_sim_ros.sim.sensors.rays import SphericalDepthReader
+
+
+def scan_angles(reader: SphericalDepthReader) -> tuple[float, float]:
+    """(angle_min, angle_increment) of the LaserScan of a one-row spherical depth reader.
+
+    The columns run left to right (angle decreasing); reversed they are counter-clockwise
+    (REP-103/LaserScan: positive increment), starting at the reader's *last* column. For a full
+    circle that is not ``-angle_min`` (the first and last rays do not coincide)."""
+    return reader.angle_max, -reader.angle_increment
+
+
+class DepthAdapter(SensorAdapter):
+    rate_key = 'depth'
+    lazy = True
+
+    def setup(self) -> None:
+        s = self.sensor
+        self.spherical = s.projection == 'spherical'
+        self.image_publisher = self.create_publisher(Image, 'image_raw', qos.IMAGE)
+        self.image = Image()
+        self.image.header.frame_id = (self.settings.sensor_frame if self.spherical
+                                      else self.settings.frame_id)
+        self.info_publisher = None
+        self.scan_publisher = None
+        if not self.spherical:
+            self.info_publisher = self.create_publisher(CameraInfo, 'camera_info', qos.IMAGE)
+            self.info = camera_info(s.width, s.height, s.fov_x, s.fov_y)
+            self.info.header.frame_id = self.settings.frame_id
+            self.info.header.stamp = self.image.header.stamp
+        elif s.height == 1:
+            self.scan_publisher = self.create_publisher(LaserScan, 'scan', qos.SENSOR)
+            reader = self.reader()
+            period = 1.0 / self.settings.rate if self.settings.rate > 0 else 0.0
+            angle_min, increment = scan_angles(reader)
+            self.scan = laser_scan(angle_min, increment, s.width, s.min_range, s.max_range,
+                                   period)
+            self.scan.header.frame_id = self.settings.sensor_frame
+            self.scan.header.stamp = self.image.header.stamp
+
+    def publish(self, t: float) -> None:
+        self.stamp(self.image.header, t)
+        want_image = self.image_publisher.get_subscription_count() > 0
+        want_scan = (self.scan_publisher is not None
+                     and self.scan_publisher.get_subscription_count() > 0)
+        if want_image or want_scan:
+            s = self.sensor
+            depth = to_rep117(np.asarray(self.read()), s.min_range, s.max_range)
+            if want_image:
+                fill_image(self.image, depth)
+                self.node.publish(self.image_publisher, self.image)
+            if want_scan:
+                fill_scan(self.scan, depth[0, ::-1])
+                self.node.publish(self.scan_publisher, self.scan)
+        if self.info_publisher is not None:
+            self.node.publish(self.info_publisher, self.info)
