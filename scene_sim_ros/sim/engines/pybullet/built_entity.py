@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pybullet as pb
 
 from scene_sim_ros.scene import Entity, Joint, Pose
+from scene_sim_ros.scene.transforms import Vec3
 from scene_sim_ros.sim.motors import MotorBank
 
 
@@ -30,7 +30,7 @@ class BuiltEntity:
     initial_pose: Pose
     fixed: bool
     kinematic_pose: Pose | None = None
-    kinematic_velocity: tuple[Any, Any] = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))  # (linear, angular)
+    kinematic_velocity: tuple[Vec3, Vec3] = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))  # (linear, angular)
     inertial_inverse: dict[int, Pose] = field(default_factory=dict)  # link frame in inertial
     sensor_links: dict[str, int] = field(default_factory=dict)  # sensor -> helper link index
     helper_parent: dict[int, int] = field(default_factory=dict)  # helper -> model link index

@@ -35,7 +35,7 @@ import pybullet as pb
 from scene_sim_ros.errors import SimulationError
 from scene_sim_ros.scene import Entity, Pose, Scene
 from scene_sim_ros.scene.sensors import IMAGE_SENSORS
-from scene_sim_ros.scene.transforms import quat_from_axis_angle, quat_multiply, quat_normalized
+from scene_sim_ros.scene.transforms import quat_from_axis_angle, quat_multiply, quat_normalized, vec3
 from scene_sim_ros.sim.engines.pybullet.body_pool import BodyPool
 from scene_sim_ros.sim.engines.pybullet.bounce import Bounce
 from scene_sim_ros.sim.engines.pybullet.builder import Builder
@@ -340,7 +340,7 @@ class Simulation(StateQueries, WorldEdits, Sensing):
             if speed > 0.0:
                 turn = quat_from_axis_angle(angular, speed * dt)
                 orientation = quat_normalized(quat_multiply(turn, orientation))
-            position = tuple(p + v * dt for p, v in zip(pose.position, linear))
+            position = vec3([p + v * dt for p, v in zip(pose.position, linear)])
             built.kinematic_pose = Pose(position, orientation)
             self._place_root(built, built.kinematic_pose)
 
