@@ -8,13 +8,15 @@ Supported:
 - RaiSim world XML: :mod:`.raisim`
 - URDF ``.urdf`` robots: :mod:`.urdf`
 
-The loader is chosen by extension; ``.xml`` files are told apart by their root element.
+The loader is chosen by extension; ``.xml`` files are told apart by their root element
+(:data:`FORMATS`, one row per format).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from scene_sim_ros import limits
@@ -25,23 +27,59 @@ from . import paths
 from .collector import collector_paused
 from .validate import validate
 
-# extension -> module name (imported on first use, see _loader, so that one format's
-# dependencies or bugs never stop another format from loading)
-LOADERS: dict[str, str] = {
-    '.ros2': 'simrobot', '.rsi2': 'simrobot', '.ros3': 'simrobot', '.rsi3': 'simrobot',
-    '.wbt': 'webots', '.proto': 'webots',
-    '.urdf': 'urdf',
+Loader = Callable[..., Scene]
+
+
+def _simrobot() -> Loader:
+    from scene_sim_ros.formats.simrobot import load
+    return load
+
+
+def _webots() -> Loader:
+    from scene_sim_ros.formats.webots import load
+    return load
+
+
+def _simox() -> Loader:
+    from scene_sim_ros.formats.simox import load
+    return load
+
+
+def _raisim() -> Loader:
+    from scene_sim_ros.formats.raisim import load
+    return load
+
+
+def _urdf() -> Loader:
+    from scene_sim_ros.formats.urdf import load
+    return load
+
+
+@dataclass(frozen=True)
+class Format:
+    """A scene format: the extensions it owns, the root elements (lower case) that make an
+    ``.xml`` file one of its, and its module's ``load`` (imported on first use, so that one
+    format's dependencies or bugs never stop another format from loading)."""
+
+    extensions: tuple[str, ...]
+    xml_roots: tuple[str, ...]
+    loader: Callable[[], Loader]
+
+
+FORMATS: dict[str, Format] = {
+    'simrobot': Format(('.ros2', '.rsi2', '.ros3', '.rsi3'), ('simulation',), _simrobot),
+    'webots': Format(('.wbt', '.proto'), (), _webots),
+    'urdf': Format(('.urdf',), (), _urdf),  # an .xml <robot> with <link>s: see _sniff_xml
+    'raisim': Format((), ('raisim',), _raisim),
+    'simox': Format((), ('robot', 'scene', 'manipulationobject', 'obstacle'), _simox),
 }
 
-# root element (lower case) of an .xml file -> module name
-XML_ROOTS: dict[str, str] = {
-    'simulation': 'simrobot',
-    'raisim': 'raisim',
-    'robot': 'simox',  # a URDF <robot> is told apart by its lower-case tag, see _sniff_xml
-    'scene': 'simox',
-    'manipulationobject': 'simox',
-    'obstacle': 'simox',
-}
+LOADERS: dict[str, str] = {ext: name for name, f in FORMATS.items() for ext in f.extensions}
+"""extension -> format name"""
+
+XML_ROOTS: dict[str, str] = {root: name for name, f in FORMATS.items() for root in f.xml_roots}
+"""root element (lower case) of an .xml file -> format name (a URDF <robot> is told apart by
+its lower-case tag and its <link>s, see _sniff_xml)"""
 
 REJECTED: dict[str, str] = {
     '.ros2d': '2-D SimRobot scenes (.ros2d) are not supported; use a 3-D .ros2 scene',
@@ -101,26 +139,6 @@ def format_of(path: Path) -> str:
         + ', '.join(supported_extensions()), path)
 
 
-def _loader(name: str) -> Callable[..., Scene]:
-    """The ``load`` function of format module ``name``, imported now."""
-    if name == 'simrobot':
-        from scene_sim_ros.formats import simrobot
-        return simrobot.load
-    if name == 'webots':
-        from scene_sim_ros.formats import webots
-        return webots.load
-    if name == 'simox':
-        from scene_sim_ros.formats import simox
-        return simox.load
-    if name == 'raisim':
-        from scene_sim_ros.formats import raisim
-        return raisim.load
-    if name == 'urdf':
-        from scene_sim_ros.formats import urdf
-        return urdf.load
-    raise ValueError(f'no format module {name!r}')
-
-
 def load_scene(path: str | Path, *, parameters: Mapping[str, str] | None = None,
                strict: bool = False, simrobot_core: object = 'auto') -> Scene:
     """Load a scene file of any supported format.
@@ -139,7 +157,7 @@ def load_scene(path: str | Path, *, parameters: Mapping[str, str] | None = None,
                              str(path)[:300]) from None
     limits.check_file_size(path)
     name = format_of(path)
-    load = _loader(name)
+    load = FORMATS[name].loader()
     options: dict[str, object] = dict(parameters=parameters, strict=strict)
     if name == 'simrobot':
         options['simrobot_core'] = simrobot_core
@@ -151,4 +169,5 @@ def load_scene(path: str | Path, *, parameters: Mapping[str, str] | None = None,
     return validate(scene, strict)
 
 
-__all__ = ['LOADERS', 'format_of', 'load_scene', 'supported_extensions']
+__all__ = ['FORMATS', 'LOADERS', 'XML_ROOTS', 'Format', 'format_of', 'load_scene',
+           'supported_extensions']
