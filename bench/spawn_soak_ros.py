@@ -8,7 +8,7 @@ fresh processes, interleaved within each run:
   repeats: ``/spawn_entity`` of ``--entity`` (the car of ``car.ros2`` by default) named
   ``thing``, then ``/delete_entity``; the node's RSS is read from ``/proc``;
 - ``node-keeprefs``: the same node with its deleted entities' endpoints left in rclpy's callback
-  group (the behaviour before the node forgot them: ros2/rclpy#1356, see ``ros/entities.py``);
+  group (the behaviour before the node forgot them: ros2/rclpy#1356, see ``ros/runtime/entities.py``);
 - ``rclpy``: plain rclpy, no scene_sim_ros: one node creates and destroys the endpoints a
   spawned car gets (10 publishers, 5 subscriptions, a FollowJointTrajectory action server, with
   the node's QoS profiles; destroyed on the executor's thread as the node does) while a second

@@ -1,4 +1,4 @@
-"""Restitution as ODE/Webots applies it (sim/bounce.py): a ball dropped on a ContactProperties
+"""Restitution as ODE/Webots applies it (sim/engines/pybullet/bounce.py): a ball dropped on a ContactProperties
 ``bounce`` e surface rebounds to e^2 of its drop height, whatever the step length and wherever
 in a step it meets the floor; ``bounceVelocity`` is the speed below which nothing bounces; two
 free bodies share the impulse (momentum kept, relative speed times e)."""

@@ -7,7 +7,7 @@ dependencies), message encoding ``cdr``, log time = publish time = the sim time 
 at the end the ``rosbag2`` metadata record that ``ros2 bag info`` reads. Chunks of at most 1 MiB
 (or 1 s) go to the file as they fill, unbuffered: a kill or a full disk leaves a file without
 its summary that ``mcap`` and ``bag info`` read up to its last chunk and that ``scene-sim-ros
-bag recover`` (:mod:`.client.bag_recover`) makes complete for rosbag2 and rosbags.
+bag recover`` (:mod:`scene_sim_ros.cli.client.bag_recover`) makes complete for rosbag2 and rosbags.
 ``max_size_mb`` ends the recording (not the simulation) once the file has grown that big.
 """
 

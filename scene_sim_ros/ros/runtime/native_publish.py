@@ -3,7 +3,7 @@
 rclpy's ``Publisher.publish`` keeps the GIL while DDS takes the message: the copy into Fast
 DDS's shared memory and waking every subscriber. Where a subscriber in another process is
 woken on the same core, the publishing thread can be pre-empted right there, holding the GIL,
-and the physics thread, back from its GIL-free step (``sim/native_step.py``), waits for it.
+and the physics thread, back from its GIL-free step (``sim/engines/pybullet/native_step.py``), waits for it.
 rcl's C API does the same write (``rcl_publish_serialized_message``, what rclpy's
 ``publish_raw`` calls); called through :mod:`ctypes` it runs without the GIL.
 

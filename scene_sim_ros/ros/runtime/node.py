@@ -147,7 +147,7 @@ class SimNode(Node):
         self.get_logger().info(f'world built in {time.perf_counter() - started:.1f} s')
         if not sim.release_gil and not self._param('gui'):  # a GUI steps with the GIL anyway
             self.get_logger().info('PyBullet here cannot step without the GIL '
-                                   '(sim/native_step.py): publishing waits for the physics')
+                                   '(sim/engines/pybullet/native_step.py): publishing waits for the physics')
         for warning in sim.warnings:
             self.get_logger().warning(warning)
         return sim

@@ -41,7 +41,8 @@ _log = logging.getLogger(__name__)
 def texture_problem(path: Path) -> str | None:
     """Why ``path`` cannot be a texture (unreadable, not an image of :data:`FORMATS`, over
     ``max_texture_pixels``), read from its header only; None where it can. Building a
-    simulation reports it in the simulation's warnings (``sim/shapes.py``), for both renderers."""
+    simulation reports it in the simulation's warnings (``sim/engines/pybullet/shapes.py``),
+    for both renderers."""
     from PIL import Image, UnidentifiedImageError
 
     try:

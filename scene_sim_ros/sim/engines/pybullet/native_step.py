@@ -15,7 +15,7 @@ answers, the body count agrees with ``pybullet.getNumBodies``); where a check fa
 trajectories are the same bit for bit (``test/sim/test_native_step.py``).
 
 The caller's contract: while the step runs, no other thread may use PyBullet on this client
-(the ROS node's physics thread owns the simulation; see ``ros/stepper.py``). Steps of several
+(the ROS node's physics thread owns the simulation; see ``ros/runtime/stepper.py``). Steps of several
 clients are serialised by one lock, as the GIL serialised them before (Bullet keeps a few
 process-wide counters).
 """
