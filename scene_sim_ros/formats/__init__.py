@@ -69,9 +69,9 @@ class Format:
 FORMATS: dict[str, Format] = {
     'simrobot': Format(('.ros2', '.rsi2', '.ros3', '.rsi3'), ('simulation',), _simrobot),
     'webots': Format(('.wbt', '.proto'), (), _webots),
-    'urdf': Format(('.urdf',), (), _urdf),  # an .xml <robot> with <link>s: see _sniff_xml
-    'raisim': Format((), ('raisim',), _raisim),
     'simox': Format((), ('robot', 'scene', 'manipulationobject', 'obstacle'), _simox),
+    'raisim': Format((), ('raisim',), _raisim),
+    'urdf': Format(('.urdf',), (), _urdf),  # an .xml <robot> with <link>s: see _sniff_xml
 }
 
 LOADERS: dict[str, str] = {ext: name for name, f in FORMATS.items() for ext in f.extensions}

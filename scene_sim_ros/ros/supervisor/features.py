@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from simulation_interfaces.msg import SimulatorFeatures
 
+from scene_sim_ros.formats import FORMATS
+
 F = SimulatorFeatures
 
 SUPPORTED = (
@@ -22,7 +24,7 @@ SUPPORTED = (
 )
 """Not offered: SCOPE_TIME resets (sim time never goes back)."""
 
-SPAWN_FORMATS = ('simrobot', 'webots', 'simox', 'raisim', 'urdf')
+SPAWN_FORMATS = tuple(FORMATS)
 """SimRobot fragments inline; an entity of a scene file of any of these formats by uri#entity."""
 
 CUSTOM_INFO = (
