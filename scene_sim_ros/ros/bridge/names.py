@@ -1,42 +1,20 @@
-"""Topic names of the node, as data (pure Python: the CLI's ``topics`` command uses it without
-rclpy, and the adapters' topics are checked against it in the tests)."""
+"""Topic names of the node, as data: the CLI's ``topics`` command and the node's bridges name
+topics by the same rules. The sensors' topics are what their adapters declare
+(:mod:`.adapters`, which imports the ROS message modules but needs no running ROS)."""
 
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Any
 
+from scene_sim_ros.ros.bridge.adapters import ADAPTERS, INERTIAL_KINDS
+from scene_sim_ros.ros.bridge.adapters import SENSOR_TOPICS as SENSOR_TOPICS  # re-exported
+from scene_sim_ros.ros.bridge.adapters import SUBSCRIBED_SUFFIXES as SUBSCRIBED_SUFFIXES  # re-exported
+
 if TYPE_CHECKING:
     from scene_sim_ros.scene import Entity, Sensor
 
 _NOT_NAME = re.compile(r'[^A-Za-z0-9_]')
-
-SENSOR_TOPICS: dict[str, tuple[tuple[str, str], ...]] = {
-    # sensor kind -> (topic suffix, message type); 'set' and 'send' are subscriptions
-    'camera': (('image_raw', 'sensor_msgs/msg/Image'), ('camera_info', 'sensor_msgs/msg/CameraInfo')),
-    'depth_camera': (('image_raw', 'sensor_msgs/msg/Image'),
-                     ('camera_info', 'sensor_msgs/msg/CameraInfo')),
-    'spherical_depth': (('image_raw', 'sensor_msgs/msg/Image'),),
-    'laser_scan': (('image_raw', 'sensor_msgs/msg/Image'), ('scan', 'sensor_msgs/msg/LaserScan')),
-    'segmentation_camera': (('image_raw', 'sensor_msgs/msg/Image'),
-                            ('camera_info', 'sensor_msgs/msg/CameraInfo')),
-    'single_distance': (('range', 'sensor_msgs/msg/Range'),),
-    'approx_distance': (('range', 'sensor_msgs/msg/Range'),),
-    'accelerometer': (('data_raw', 'sensor_msgs/msg/Imu'),),
-    'gyroscope': (('data_raw', 'sensor_msgs/msg/Imu'),),
-    'inertial_unit': (('data', 'sensor_msgs/msg/Imu'),),
-    'collision': (('contact', 'std_msgs/msg/Bool'),),
-    'user_input': (('value', 'std_msgs/msg/Float64'), ('set', 'std_msgs/msg/Float64')),
-    'gps': (('position', 'geometry_msgs/msg/PointStamped'),),
-    'compass': (('magnetic_field', 'sensor_msgs/msg/MagneticField'),),
-    'joint_position': (('position', 'std_msgs/msg/Float64'),),
-    'emitter': (('send', 'std_msgs/msg/String'),),
-    'receiver': (('receive', 'std_msgs/msg/String'),),
-    'led': (('state', 'std_msgs/msg/Int32'), ('set', 'std_msgs/msg/Int32')),
-    'light_sensor': (('illuminance', 'sensor_msgs/msg/Illuminance'),),
-}
-
-SUBSCRIBED_SUFFIXES = ('set', 'send')
 
 TRAJECTORY_CONTROLLER = 'joint_trajectory_controller'
 """Namespace of the FollowJointTrajectory action and its state topic, as ros2_control names it."""
@@ -79,14 +57,10 @@ def ros_name(text: str) -> str:
 
 
 def sensor_topic_kind(sensor: Any) -> str:
-    """The key of :data:`SENSOR_TOPICS` for a scene sensor."""
-    if sensor.kind == 'depth_camera' and sensor.projection == 'spherical':
-        return 'laser_scan' if sensor.height == 1 else 'spherical_depth'
-    return sensor.kind
-
-
-INERTIAL_KINDS = ('accelerometer', 'gyroscope', 'inertial_unit')
-"""Kinds grouped per link into one Imu message, in this order (the first gives the frame)."""
+    """The key of :data:`SENSOR_TOPICS` for a scene sensor (its adapter's choice: a spherical depth
+    camera has its own)."""
+    adapter = ADAPTERS.get(sensor.kind)
+    return str(sensor.kind) if adapter is None else adapter.topic_key(sensor)
 
 
 class SensorGroup:
@@ -104,10 +78,12 @@ class SensorGroup:
 
     @property
     def suffixes(self) -> tuple[tuple[str, str], ...]:
-        if self.first.kind in INERTIAL_KINDS:
-            suffix = 'data' if any(s.kind == 'inertial_unit' for s in self.sensors) else 'data_raw'
-            return ((suffix, 'sensor_msgs/msg/Imu'),)
-        return SENSOR_TOPICS.get(sensor_topic_kind(self.first), ())
+        """(suffix, message type) of the group's topics, in publishing order (none without an
+        adapter)."""
+        adapter = ADAPTERS.get(self.first.kind)
+        if adapter is None:
+            return ()
+        return tuple((t.suffix, t.message_type) for t in adapter.group_topics(self.sensors))
 
 
 def sensor_groups(entity: Entity) -> list[SensorGroup]:

@@ -28,6 +28,7 @@ from rclpy.serialization import serialize_message
 from tf2_msgs.msg import TFMessage
 
 from scene_sim_ros.ros import qos
+from scene_sim_ros.ros.bridge.adapters import OPTICAL_KINDS
 from scene_sim_ros.ros.bridge.conversions import set_stamp
 from scene_sim_ros.ros.serialized import NANOSECONDS
 from scene_sim_ros.scene import Entity, Joint, Pose
@@ -37,9 +38,6 @@ OPTICAL_ROTATION = (-0.5, 0.5, -0.5, 0.5)
 (rpy = (-pi/2, 0, -pi/2), as every ROS camera description)."""
 
 OPTICAL_SUFFIX = '_optical_frame'
-
-OPTICAL_KINDS = ('camera', 'depth_camera', 'segmentation_camera')
-"""Sensor kinds whose data is expressed in an optical frame."""
 
 ODOM_FRAME = 'odom'
 """Name of a mobile base's odometry frame (prefixed like a link)."""

@@ -1,5 +1,6 @@
 """What ``scene-sim-ros run`` publishes and subscribes for a scene, as text (``scene-sim-ros
-topics``). Pure Python, from the same naming rules the node uses (:mod:`scene_sim_ros.ros.bridge.names`)."""
+topics``). No node needed: from the same naming rules the node uses (:mod:`scene_sim_ros.ros.bridge.names`,
+the sensors' topics as their adapters declare them)."""
 
 from __future__ import annotations
 

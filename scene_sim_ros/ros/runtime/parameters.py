@@ -16,25 +16,11 @@ from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
+from scene_sim_ros.ros.bridge.adapters import PUBLISH_RATES
 from scene_sim_ros.ros.bridge.commands import INTERFACES, default_interface
 from scene_sim_ros.ros.bridge.host import SensorOverride
 from scene_sim_ros.ros.bridge.names import DEFAULT_FORWARD_CONTROLLERS, ros_name
 from scene_sim_ros.scene import Entity
-
-PUBLISH_RATES = {  # Hz in sim time, 0 = after every step (config/params.yaml documents them)
-    'camera': 30.0,
-    'depth': 30.0,
-    'segmentation': 10.0,
-    'imu': 0.0,
-    'range': 0.0,
-    'joint_states': 0.0,
-    'collision': 0.0,
-    'user_input': 10.0,
-    'gps': 0.0,
-    'radio': 0.0,
-    'led': 0.0,
-    'light': 0.0,
-}
 
 NUMBER_TYPES = (int, float)
 """Numeric parameters take integers too (``real_time_factor:=0`` on a command line is one)."""

@@ -34,6 +34,11 @@ Emitter                int, packets sent so far; ``reader.send(text)`` queues on
 Receiver               list of str, the packets received since the last read (:mod:`.radio`)
 =====================  ========================================================================
 
+Each reader class declares the model class it reads (``reads = model.Camera``) and so registers
+itself in :data:`READERS` when its module is imported (this package imports them all);
+``create_reader`` chooses by the sensor's parameters where one class has two readers (a spherical
+depth camera is ray-cast).
+
 Images are rendered only when read and at most once per physics step per view (see
 :mod:`.rendering`); a simulation owns its :class:`Rendering` (the renderer policy: gl, tiny or
 auto, and the frame cache), asks it before building whether the engine's software renderer
@@ -48,24 +53,18 @@ from __future__ import annotations
 from typing import Any
 
 from scene_sim_ros.scene import sensors as model
-from scene_sim_ros.sim.sensors.base import Reader
-from scene_sim_ros.sim.sensors.cameras import (
-    CameraReader,
-    DepthCameraReader,
-    SegmentationCameraReader,
-    entity_color,
+from scene_sim_ros.sim.sensors import (  # noqa: F401 - importing them registers their readers
+    cameras,
+    contact,
+    inertial,
+    light,
+    radio,
+    rays,
+    user_input,
 )
-from scene_sim_ros.sim.sensors.contact import CollisionSensorReader
-from scene_sim_ros.sim.sensors.inertial import (
-    AccelerometerReader,
-    CompassReader,
-    GpsReader,
-    GyroscopeReader,
-    InertialUnitReader,
-)
-from scene_sim_ros.sim.sensors.light import LightSensorReader
-from scene_sim_ros.sim.sensors.radio import EmitterReader, ReceiverReader
-from scene_sim_ros.sim.sensors.rays import ApproxDistanceReader, SingleDistanceReader, SphericalDepthReader
+from scene_sim_ros.sim.sensors.base import REGISTERED, Reader
+from scene_sim_ros.sim.sensors.cameras import entity_color
+from scene_sim_ros.sim.sensors.rays import SphericalDepthReader
 from scene_sim_ros.sim.sensors.rendering import (
     RenderCache,
     Rendering,
@@ -73,28 +72,11 @@ from scene_sim_ros.sim.sensors.rendering import (
     render_cache,
     renderer_of,
 )
-from scene_sim_ros.sim.sensors.user_input import JointPositionReader, LedReader, UserInputReader
 from scene_sim_ros.sim.simulator import Simulator
 
-READERS: dict[type, type[Reader]] = {
-    model.Camera: CameraReader,
-    model.DepthCamera: DepthCameraReader,
-    model.SegmentationCamera: SegmentationCameraReader,
-    model.SingleDistanceSensor: SingleDistanceReader,
-    model.ApproxDistanceSensor: ApproxDistanceReader,
-    model.Accelerometer: AccelerometerReader,
-    model.Gyroscope: GyroscopeReader,
-    model.InertialUnit: InertialUnitReader,
-    model.Gps: GpsReader,
-    model.Compass: CompassReader,
-    model.CollisionSensor: CollisionSensorReader,
-    model.UserInput: UserInputReader,
-    model.JointPositionSensor: JointPositionReader,
-    model.Emitter: EmitterReader,
-    model.Receiver: ReceiverReader,
-    model.Led: LedReader,
-    model.LightSensor: LightSensorReader,
-}
+READERS: dict[type, type[Reader]] = dict(REGISTERED)
+"""Scene model class -> its reader: every reader class declares the class it reads
+(``Reader.reads``) and registers itself when its module (imported above) is."""
 
 PROJECTIONS = ('perspective', 'spherical')
 

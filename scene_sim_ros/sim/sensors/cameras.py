@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from scene_sim_ros.scene import sensors as model
 from scene_sim_ros.sim.sensors.base import Reader
 from scene_sim_ros.sim.sensors.noise import add_color_noise, add_gaussian
 from scene_sim_ros.sim.sensors.rays import clamp_to_range
@@ -49,6 +50,8 @@ class _RenderedReader(Reader):
 class CameraReader(_RenderedReader):
     """HxWx3 uint8 RGB, lit by the scene's first light, scene background where nothing is hit."""
 
+    reads = model.Camera
+
     def read(self) -> np.ndarray:
         rgb = self.frame(self.sensor.near, self.sensor.far, need_depth=False).rgb.copy()
         return add_color_noise(self.sim.rng, rgb, self.sensor.noise)
@@ -58,6 +61,8 @@ class DepthCameraReader(_RenderedReader):
     """HxW float32 metres along the optical axis, clamped to ``[min_range, max_range]`` as in
     SimRobot: ``max_range`` where nothing is within range, ``min_range`` where something is
     closer (the ROS image has +inf/-inf there, REP-118). Noise is added before the clamp."""
+
+    reads = model.DepthCamera
 
     def read(self) -> np.ndarray:
         s = self.sensor
@@ -79,6 +84,8 @@ class SegmentationCameraReader(_RenderedReader):
     :attr:`entity_names` (-1 for none) and :attr:`link_indices` the PyBullet link index (-1 for
     the root or none); both are computed when first asked for.
     """
+
+    reads = model.SegmentationCamera
 
     def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)

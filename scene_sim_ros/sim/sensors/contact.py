@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scene_sim_ros.scene import sensors as model
 from scene_sim_ros.sim.sensors.base import Reader
 from scene_sim_ros.sim.simulator import Simulator
 
@@ -18,6 +19,8 @@ CONTACT_DISTANCE = 0.0
 
 class CollisionSensorReader(Reader):
     """``{'in_contact': bool, 'contacts': ['entity/link', ...]}`` (sorted, without repeats)."""
+
+    reads = model.CollisionSensor
 
     def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from scene_sim_ros.scene import sensors as model
 from scene_sim_ros.scene.transforms import (
     Pose,
     Quat,
@@ -48,6 +49,8 @@ def _mount_inverse(sensor: Any) -> Quat:
 class AccelerometerReader(Reader):
     """(3,) float64 specific force (m/s^2) in the sensor frame."""
 
+    reads = model.Accelerometer
+
     def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self._gravity = np.asarray(sim.scene.gravity, dtype=np.float64)
@@ -81,6 +84,8 @@ class AccelerometerReader(Reader):
 class GyroscopeReader(Reader):
     """(3,) float64 angular velocity (rad/s) in the sensor frame."""
 
+    reads = model.Gyroscope
+
     def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self._mount_inverse = _mount_inverse(sensor)
@@ -95,6 +100,8 @@ class InertialUnitReader(Reader):
     """(4,) float64 quaternion (x, y, z, w) of the sensor frame in the world; ``noise`` (rad) is
     a random rotation vector added to it."""
 
+    reads = model.InertialUnit
+
     def read(self) -> np.ndarray:
         orientation = self.sensor_pose().orientation
         if self.sensor.noise > 0.0:
@@ -106,6 +113,8 @@ class InertialUnitReader(Reader):
 class GpsReader(Reader):
     """(3,) float64 world position (m) of the sensor."""
 
+    reads = model.Gps
+
     def read(self) -> np.ndarray:
         position = np.array(self.sensor_pose().position, dtype=np.float64)
         return add_gaussian(self.sim.rng, position, self.sensor.noise)
@@ -113,6 +122,8 @@ class GpsReader(Reader):
 
 class CompassReader(Reader):
     """(3,) float64 unit vector to north (world +y) in the sensor frame."""
+
+    reads = model.Compass
 
     def read(self) -> np.ndarray:
         north = _rotation(self.sensor_pose()).T @ NORTH

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from scene_sim_ros.scene import sensors as model
 from scene_sim_ros.sim.sensors.base import Reader
 from scene_sim_ros.sim.sensors.rays import cast_rays
 
@@ -29,6 +30,8 @@ DIRECTIONAL_DISTANCE = 1000.0
 
 class LightSensorReader(Reader):
     """``read()``: the sensor's output (a float) for the lights where it is now."""
+
+    reads = model.LightSensor
 
     def read(self) -> float:
         pose = self.sensor_pose()

@@ -15,6 +15,7 @@ import math
 from collections import deque
 from typing import Any
 
+from scene_sim_ros.scene import sensors as model
 from scene_sim_ros.scene.transforms import Pose
 from scene_sim_ros.sim.sensors.base import Reader
 from scene_sim_ros.sim.simulator import Simulator
@@ -25,6 +26,8 @@ MAX_QUEUED = 1000
 
 class EmitterReader(Reader):
     """``send(text)`` queues a packet; ``read()`` the number sent so far."""
+
+    reads = model.Emitter
 
     def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
@@ -56,6 +59,8 @@ class EmitterReader(Reader):
 
 class ReceiverReader(Reader):
     """``read()`` returns the packets received since the last read, oldest first."""
+
+    reads = model.Receiver
 
     def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)

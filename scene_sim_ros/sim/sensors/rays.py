@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from scene_sim_ros.scene import sensors as model
 from scene_sim_ros.scene.transforms import matrix_from_quat
 from scene_sim_ros.sim.sensors.base import Reader
 from scene_sim_ros.sim.sensors.noise import add_gaussian
@@ -162,6 +163,8 @@ class SingleDistanceReader(_RayReader):
     """Metres to the first hit along +x; ``max_range`` if nothing within ``max_range``,
     ``min_range`` if closer than that (SimRobot; the ROS ``Range`` has +inf/-inf there)."""
 
+    reads = model.SingleDistanceSensor
+
     def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor, np.array([[1.0, 0.0, 0.0]]))
 
@@ -176,6 +179,8 @@ def _ray_count(fov: float) -> int:
 class ApproxDistanceReader(_RayReader):
     """The nearest hit (m, along the ray) within the ``fov_x`` x ``fov_y`` pyramid around +x,
     sampled by a grid of rays; out-of-range values like :class:`SingleDistanceReader`."""
+
+    reads = model.ApproxDistanceSensor
 
     def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         ys = np.tan(np.linspace(-sensor.fov_x / 2.0, sensor.fov_x / 2.0, _ray_count(sensor.fov_x)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from scene_sim_ros.scene import sensors as model
 from scene_sim_ros.sim.sensors.base import Reader
 from scene_sim_ros.sim.sensors.noise import add_gaussian
 from scene_sim_ros.sim.simulator import Simulator
@@ -13,6 +14,8 @@ from scene_sim_ros.sim.simulator import Simulator
 class UserInputReader(Reader):
     """A float set with :meth:`set` (within ``minimum..maximum``), ``default`` until then and
     after a reset."""
+
+    reads = model.UserInput
 
     def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
@@ -36,6 +39,8 @@ class UserInputReader(Reader):
 class JointPositionReader(Reader):
     """The position (rad or m) of ``sensor.joint``."""
 
+    reads = model.JointPositionSensor
+
     def read(self) -> float:
         position = self.sim.joint_states(self.entity)[self.sensor.joint][0]
         return float(add_gaussian(self.sim.rng, float(position), self.sensor.noise))
@@ -44,6 +49,8 @@ class JointPositionReader(Reader):
 class LedReader(Reader):
     """An LED's value (Webots' ``wb_led_set``): 0 off, ``1..len(colors)`` a colour of the
     LED, or for a ``gradual`` LED a 0xRRGGBB colour; ``set`` refuses anything else."""
+
+    reads = model.Led
 
     def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)

@@ -7,14 +7,20 @@ rate, in sim time) and, for a ``lazy`` adapter, only while someone subscribes: a
 subscribes to is never rendered. The node passes itself as ``node``: adapters use
 ``node.sim`` (the simulation), ``node.publish(publisher, msg)`` (never raises: DDS errors are
 counted) and ``node.frames`` (frame names).
+
+An adapter class also declares what it serves: its sensor kinds, its topics, its rate parameter
+with the default and whether its data is in an optical frame (see :class:`SensorAdapter`). A class
+that sets ``kinds`` registers itself for them (:data:`REGISTERED`) when its module is imported;
+the package's tables (``ADAPTERS``, ``SENSOR_TOPICS``, ``PUBLISH_RATES`` ...) are derived from that.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from rclpy.publisher import Publisher
 
@@ -40,13 +46,59 @@ class AdapterSettings:
     """The body-aligned sensor frame (x forward)."""
 
 
-class SensorAdapter:
-    """Base class: subclasses set ``rate_key``, implement :meth:`setup` and :meth:`publish`."""
+class Topic(NamedTuple):
+    """One topic of an adapter, ``<topic base>/<suffix>``."""
 
+    suffix: str
+    """``image_raw``"""
+    message_type: str
+    """``sensor_msgs/msg/Image``"""
+    subscribed: bool = False
+    """The node subscribes to it (a value set from outside) instead of publishing it."""
+
+
+class SensorAdapter:
+    """Base class: subclasses declare what they serve (the class attributes below: ``kinds``,
+    ``topics``, ``rate_key``, ``default_rate``, ``optical``, ``lazy``) and implement :meth:`setup`
+    and :meth:`publish`. Setting ``kinds`` registers the class for those kinds."""
+
+    kinds: ClassVar[tuple[str, ...]] = ()
+    """The sensor kinds it bridges (``scene.sensors``' ``kind``)."""
+    topics: ClassVar[tuple[Topic, ...]] = ()
+    """Its topics, in the order it publishes them (for every kind, unless a variant says else)."""
+    topic_variants: ClassVar[Mapping[str, tuple[Topic, ...]]] = {}
+    """Topics by key where ``topics`` do not apply: a key :meth:`topic_key` returns for sensors
+    whose parameters change their topics (``laser_scan``), or a kind whose topics differ."""
     rate_key: ClassVar[str] = ''
     """The ``publish_rates.<key>`` parameter that sets the default rate."""
+    default_rate: ClassVar[float] = 0.0
+    """That parameter's default: Hz of sim time, 0 = after every step. Adapters sharing a key
+    declare the same default."""
+    optical: ClassVar[bool] = False
+    """Its data are expressed in the sensor's optical frame (images): ``settings.frame_id`` is it."""
     lazy: ClassVar[bool] = False
     """Read the sensor only while one of :attr:`publishers` has a subscriber."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if 'kinds' in cls.__dict__:
+            register(cls)
+
+    @classmethod
+    def topic_key(cls, sensor: Any) -> str:
+        """The key of :meth:`topic_table` for ``sensor``: its kind, unless its parameters change
+        its topics."""
+        return str(sensor.kind)
+
+    @classmethod
+    def topic_table(cls) -> dict[str, tuple[Topic, ...]]:
+        """Topic key -> topics: one key per kind, then the variants."""
+        return {**{kind: cls.topics for kind in cls.kinds}, **cls.topic_variants}
+
+    @classmethod
+    def group_topics(cls, sensors: Sequence[Any]) -> tuple[Topic, ...]:
+        """The topics of one adapter bridging ``sensors`` (usually one; see ``names.sensor_groups``)."""
+        return cls.topic_table()[cls.topic_key(sensors[0])]
 
     def init(self, node: Any, entity: Entity, sensor: Any, settings: AdapterSettings) -> None:
         self.node = node
@@ -132,3 +184,27 @@ def release_endpoints(node: Any, publishers: list[Any], subscriptions: list[Any]
         node.destroy_subscription(subscription)
     publishers.clear()
     subscriptions.clear()
+
+
+REGISTERED: dict[str, type[SensorAdapter]] = {}
+"""Sensor kind -> the adapter class that declared it (``SensorAdapter.kinds``), in import order."""
+
+
+def register(adapter: type[SensorAdapter]) -> None:
+    """Enter ``adapter`` for each of its kinds; a kind served twice, a missing ``rate_key`` or two
+    defaults for one rate key are errors (raised when the class is created)."""
+    if not adapter.rate_key:
+        raise TypeError(f'{_name(adapter)} serves {adapter.kinds} but declares no rate_key')
+    for kind in adapter.kinds:
+        known = REGISTERED.get(kind)
+        if known is not None and _name(known) != _name(adapter):  # the same class again: a re-import
+            raise TypeError(f'{_name(adapter)} serves {kind!r}, which {_name(known)} serves already')
+    for other in REGISTERED.values():
+        if other.rate_key == adapter.rate_key and other.default_rate != adapter.default_rate:
+            raise TypeError(f'publish_rates.{adapter.rate_key}: {_name(adapter)} declares '
+                            f'{adapter.default_rate} Hz, {_name(other)} {other.default_rate} Hz')
+    REGISTERED.update(dict.fromkeys(adapter.kinds, adapter))
+
+
+def _name(cls: type) -> str:
+    return f'{cls.__module__}.{cls.__qualname__}'

@@ -9,12 +9,19 @@ from __future__ import annotations
 from sensor_msgs.msg import Image
 
 from scene_sim_ros.ros import qos
-from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter
+from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter, Topic
 from scene_sim_ros.ros.bridge.conversions import camera_info, fill_image
+
+IMAGE_RAW = Topic('image_raw', 'sensor_msgs/msg/Image')
+CAMERA_INFO = Topic('camera_info', 'sensor_msgs/msg/CameraInfo')
 
 
 class CameraAdapter(SensorAdapter):
+    kinds = ('camera',)
+    topics = (IMAGE_RAW, CAMERA_INFO)
     rate_key = 'camera'
+    default_rate = 30.0
+    optical = True
     lazy = True
 
     def setup(self) -> None:

@@ -5,11 +5,14 @@ from __future__ import annotations
 from std_msgs.msg import Bool
 
 from scene_sim_ros.ros import qos
-from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter
+from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter, Topic
 
 
 class CollisionAdapter(SensorAdapter):
+    kinds = ('collision',)
+    topics = (Topic('contact', 'std_msgs/msg/Bool'),)
     rate_key = 'collision'
+    default_rate = 0.0
 
     def setup(self) -> None:
         self.msg = Bool()

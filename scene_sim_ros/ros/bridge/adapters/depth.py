@@ -14,17 +14,20 @@ the sim time of the step. Nav2's ``scan``: remap it (``--ros-args -r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sensor_msgs.msg import CameraInfo, Image, LaserScan
 
 from scene_sim_ros.ros import qos
-from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter
+from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter, Topic
+from scene_sim_ros.ros.bridge.adapters.camera import CAMERA_INFO, IMAGE_RAW
 from scene_sim_ros.ros.bridge.conversions import camera_info, fill_image, fill_scan, laser_scan, to_rep117
 
 if TYPE_CHECKING:
     from scene_sim_ros.sim.sensors.rays import SphericalDepthReader
+
+SCAN = Topic('scan', 'sensor_msgs/msg/LaserScan')
 
 
 def scan_angles(reader: SphericalDepthReader) -> tuple[float, float]:
@@ -37,8 +40,20 @@ def scan_angles(reader: SphericalDepthReader) -> tuple[float, float]:
 
 
 class DepthAdapter(SensorAdapter):
+    kinds = ('depth_camera',)
+    topics = (IMAGE_RAW, CAMERA_INFO)
+    topic_variants = {'spherical_depth': (IMAGE_RAW,), 'laser_scan': (IMAGE_RAW, SCAN)}
     rate_key = 'depth'
+    default_rate = 30.0
+    optical = True
     lazy = True
+
+    @classmethod
+    def topic_key(cls, sensor: Any) -> str:
+        """A spherical image has no camera_info; one of a single row also publishes a scan."""
+        if sensor.projection != 'spherical':
+            return str(sensor.kind)
+        return 'laser_scan' if sensor.height == 1 else 'spherical_depth'
 
     def setup(self) -> None:
         s = self.sensor

@@ -11,16 +11,15 @@ sensor is noise-free, because 0 means "unknown" to many consumers).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sensor_msgs.msg import Imu
 
 from scene_sim_ros.ros import qos
-from scene_sim_ros.ros.bridge.adapters.base import AdapterSettings, SensorAdapter
+from scene_sim_ros.ros.bridge.adapters.base import AdapterSettings, SensorAdapter, Topic
 from scene_sim_ros.ros.bridge.conversions import imu_message
-from scene_sim_ros.ros.bridge.names import INERTIAL_KINDS
 from scene_sim_ros.ros.serialized import MessageTemplate
 from scene_sim_ros.scene.transforms import Quat, quat_conjugate, quat_multiply, quat_rotate, vec3
 
@@ -29,21 +28,32 @@ if TYPE_CHECKING:
 
     InertialSensor = Accelerometer | Gyroscope | InertialUnit
 
+INERTIAL_KINDS = ('accelerometer', 'gyroscope', 'inertial_unit')
+"""Kinds grouped per link into one Imu message, in this order (the first gives the frame)."""
+
+DATA_RAW = Topic('data_raw', 'sensor_msgs/msg/Imu')
+DATA = Topic('data', 'sensor_msgs/msg/Imu')  # with an orientation: a group with an inertial unit
+
 FIELDS = ('orientation', 'angular_velocity', 'linear_acceleration')
 """The numbers of an Imu message that change (covariances and frame are set once)."""
 
 
 def sort_group(sensors: Iterable[InertialSensor]) -> tuple[InertialSensor, ...]:
-    """The sensors of a group in :data:`~..names.INERTIAL_KINDS` (the first gives the frame)."""
+    """The sensors of a group in :data:`INERTIAL_KINDS` (the first gives the frame)."""
     return tuple(sorted(sensors, key=lambda s: INERTIAL_KINDS.index(s.kind)))
 
 
-def topic_suffix(sensors: Iterable[InertialSensor]) -> str:
-    return 'data' if any(s.kind == 'inertial_unit' for s in sensors) else 'data_raw'
-
-
 class ImuAdapter(SensorAdapter):
+    kinds = INERTIAL_KINDS
+    topics = (DATA_RAW,)
+    topic_variants = {'inertial_unit': (DATA,)}
     rate_key = 'imu'
+    default_rate = 0.0
+
+    @classmethod
+    def group_topics(cls, sensors: Sequence[Any]) -> tuple[Topic, ...]:
+        """One message for the whole group: ``data`` when it has an orientation."""
+        return (DATA,) if any(s.kind == 'inertial_unit' for s in sensors) else (DATA_RAW,)
 
     def init(self, node: Any, entity: Entity, sensor: Any, settings: AdapterSettings) -> None:
         self.group = sort_group(sensor if isinstance(sensor, tuple) else (sensor,))
@@ -67,7 +77,8 @@ class ImuAdapter(SensorAdapter):
                                  or self.inertial_unit.pose.orientation == frame else
                                  quat_multiply(quat_conjugate(self.inertial_unit.pose.orientation),
                                                frame))
-        self.publisher = self.create_publisher(Imu, topic_suffix(self.group), qos.SENSOR)
+        self.publisher = self.create_publisher(Imu, self.group_topics(self.group)[0].suffix,
+                                               qos.SENSOR)
         # serialized once, the numbers patched per publication (see ..serialized)
         self.template = MessageTemplate(self.msg, FIELDS)
         self._orientation = self.template.slices['orientation']

@@ -12,12 +12,15 @@ from sensor_msgs.msg import Illuminance, MagneticField
 from std_msgs.msg import Float64
 
 from scene_sim_ros.ros import qos
-from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter
+from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter, Topic
 from scene_sim_ros.ros.bridge.conversions import set_vector3
 
 
 class GpsAdapter(SensorAdapter):
+    kinds = ('gps',)
+    topics = (Topic('position', 'geometry_msgs/msg/PointStamped'),)
     rate_key = 'gps'
+    default_rate = 0.0
 
     def setup(self) -> None:
         self.msg = PointStamped()
@@ -31,7 +34,10 @@ class GpsAdapter(SensorAdapter):
 
 
 class CompassAdapter(SensorAdapter):
+    kinds = ('compass',)
+    topics = (Topic('magnetic_field', 'sensor_msgs/msg/MagneticField'),)
     rate_key = 'imu'
+    default_rate = 0.0
 
     def setup(self) -> None:
         self.msg = MagneticField()
@@ -45,7 +51,10 @@ class CompassAdapter(SensorAdapter):
 
 
 class JointPositionAdapter(SensorAdapter):
+    kinds = ('joint_position',)
+    topics = (Topic('position', 'std_msgs/msg/Float64'),)
     rate_key = 'joint_states'
+    default_rate = 0.0
 
     def setup(self) -> None:
         self.msg = Float64()
@@ -57,7 +66,10 @@ class JointPositionAdapter(SensorAdapter):
 
 
 class LightSensorAdapter(SensorAdapter):
+    kinds = ('light_sensor',)
+    topics = (Topic('illuminance', 'sensor_msgs/msg/Illuminance'),)
     rate_key = 'light'
+    default_rate = 0.0
 
     def setup(self) -> None:
         self.msg = Illuminance()

@@ -8,11 +8,14 @@ from __future__ import annotations
 from std_msgs.msg import String
 
 from scene_sim_ros.ros import qos
-from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter
+from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter, Topic
 
 
 class EmitterAdapter(SensorAdapter):
+    kinds = ('emitter',)
+    topics = (Topic('send', 'std_msgs/msg/String', subscribed=True),)
     rate_key = 'radio'
+    default_rate = 0.0
 
     def setup(self) -> None:
         self.subscriptions.append(self.node.create_subscription(
@@ -30,7 +33,10 @@ class EmitterAdapter(SensorAdapter):
 
 
 class ReceiverAdapter(SensorAdapter):
+    kinds = ('receiver',)
+    topics = (Topic('receive', 'std_msgs/msg/String'),)
     rate_key = 'radio'
+    default_rate = 0.0
 
     def setup(self) -> None:
         self.msg = String()

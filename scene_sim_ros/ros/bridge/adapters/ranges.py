@@ -13,12 +13,15 @@ from __future__ import annotations
 from sensor_msgs.msg import Range
 
 from scene_sim_ros.ros import qos
-from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter
+from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter, Topic
 from scene_sim_ros.ros.bridge.conversions import range_message, range_rep117
 
 
 class RangeAdapter(SensorAdapter):
+    kinds = ('single_distance', 'approx_distance')
+    topics = (Topic('range', 'sensor_msgs/msg/Range'),)
     rate_key = 'range'
+    default_rate = 0.0
     lazy = True
 
     def setup(self) -> None:

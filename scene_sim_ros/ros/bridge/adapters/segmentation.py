@@ -7,4 +7,8 @@ from scene_sim_ros.ros.bridge.adapters.camera import CameraAdapter
 
 
 class SegmentationAdapter(CameraAdapter):
+    """The camera's topics, optical frame and laziness, at its own rate."""
+
+    kinds = ('segmentation_camera',)
     rate_key = 'segmentation'
+    default_rate = 10.0

@@ -10,11 +10,15 @@ import math
 from std_msgs.msg import Float64, Int32
 
 from scene_sim_ros.ros import qos
-from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter
+from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter, Topic
 
 
 class UserInputAdapter(SensorAdapter):
+    kinds = ('user_input',)
+    topics = (Topic('value', 'std_msgs/msg/Float64'),
+              Topic('set', 'std_msgs/msg/Float64', subscribed=True))
     rate_key = 'user_input'
+    default_rate = 10.0
 
     def setup(self) -> None:
         self.msg = Float64()
@@ -49,7 +53,11 @@ class UserInputAdapter(SensorAdapter):
 
 
 class LedAdapter(SensorAdapter):
+    kinds = ('led',)
+    topics = (Topic('state', 'std_msgs/msg/Int32'),
+              Topic('set', 'std_msgs/msg/Int32', subscribed=True))
     rate_key = 'led'
+    default_rate = 0.0
 
     def setup(self) -> None:
         self.msg = Int32()
