@@ -125,24 +125,14 @@ def _launch_setup(context):
 
 
 def _robot_state_publishers(value):
-    # The scene loaders and the URDF export are pure Python: no simulation is started here.
-    from scene_sim_ros.formats import load_scene
-    from scene_sim_ros.resources import default_scene_path
-    from scene_sim_ros.ros.bridge.names import instance_frame_prefix, isolation_remappings
-    from scene_sim_ros.sim.urdf import entity_to_urdf
-
-    scene = load_scene(value['scene'] or default_scene_path())
-    namespace = value['namespace'].strip('/')
-    prefix = instance_frame_prefix(namespace, value['isolate'])
+    from scene_sim_ros.ros.robot_state_publishers import robot_state_publishers
     return [
         Node(package='robot_state_publisher', executable='robot_state_publisher',
-             namespace='/'.join(p for p in (namespace, entity.name) if p),
-             remappings=isolation_remappings(namespace, value['isolate']),
-             parameters=[{'robot_description': entity_to_urdf(entity),
-                          'frame_prefix': f'{prefix}{entity.name}/',
-                          'use_sim_time': value['use_sim_time']}],
-             output='screen')
-        for entity in scene.entities if entity.kind == 'robot']
+             namespace=publisher.namespace, remappings=list(publisher.remappings),
+             parameters=[publisher.parameters()], output='screen')
+        for publisher in robot_state_publishers(value['scene'], namespace=value['namespace'],
+                                                isolate=value['isolate'],
+                                                use_sim_time=value['use_sim_time'])]
 
 
 def generate_launch_description():

@@ -305,30 +305,19 @@ def _start_robot_state_publishers(args: argparse.Namespace) -> bool:
     import subprocess
     import tempfile
 
-    from scene_sim_ros.resources import default_scene_path
-    from scene_sim_ros.sim.urdf import entity_to_urdf
+    from scene_sim_ros.ros.robot_state_publishers import robot_state_publishers
     ros2 = shutil.which('ros2')
     if ros2 is None:
         print('--robot-state-publisher needs a ROS 2 distribution (ros2 run '
               'robot_state_publisher); not found on PATH', file=sys.stderr)
         return False
-    from scene_sim_ros.formats import load_scene
-    from scene_sim_ros.ros.bridge.names import instance_frame_prefix, isolation_remappings
-    scene = load_scene(args.scene or default_scene_path(), parameters=_parameters(args.param))
-    namespace = args.namespace.strip('/')
-    prefix = instance_frame_prefix(namespace, bool(args.isolate))
-    remaps = [arg for old, new in isolation_remappings(namespace, bool(args.isolate))
-              for arg in ('-r', f'{old}:={new}')]
-    for entity in scene.entities:
-        if entity.kind != 'robot':
-            continue
+    for publisher in robot_state_publishers(
+            args.scene, namespace=args.namespace, isolate=bool(args.isolate),
+            use_sim_time=args.use_sim_time is not False, scene_parameters=_parameters(args.param)):
         with tempfile.NamedTemporaryFile('w', suffix='.urdf', delete=False) as urdf:
-            urdf.write(entity_to_urdf(entity))
+            urdf.write(publisher.urdf)
         subprocess.Popen([ros2, 'run', 'robot_state_publisher', 'robot_state_publisher',
-                          urdf.name, '--ros-args',
-                          '-r', f'__ns:=/{"/".join(p for p in (namespace, entity.name) if p)}',
-                          *remaps, '-p', f'frame_prefix:={prefix}{entity.name}/',
-                          '-p', f'use_sim_time:={str(args.use_sim_time is not False).lower()}'])
+                          urdf.name, '--ros-args', *publisher.ros_arguments()])
     return True
 
 

@@ -79,7 +79,7 @@ def test_launch_arguments_are_the_option_tables(declared):
     setup = ast.parse(LAUNCH_FILE.read_text())
     called = {n.func.id for n in ast.walk(setup) if isinstance(n, ast.Call)
               and isinstance(n.func, ast.Name)}
-    assert {'launch_values', 'launch_parameters'} <= called
+    assert {'launch_values', 'launch_parameters', 'robot_state_publishers'} <= called
 
 
 def test_launch_file_starts_executables_that_setup_py_installs():
