@@ -3,14 +3,15 @@
     ros2 launch scene_sim_ros sim.launch.py scene:=/path/to/scene.ros2 real_time_factor:=0
     ros2 launch path/to/sim.launch.py                   # by path works too
 
-The arguments match ``scene-sim-ros run`` options one for one: ``scene`` (empty: the bundled
-default scene), ``namespace``, ``isolate`` (clock and TF in the namespace, frames prefixed with
-it: several simulations on one ROS domain), ``use_sim_time``, ``gui``, ``real_time_factor``,
-``renderer`` (camera renderer: auto, gl or tiny),
-``paused``, ``params_file``, ``rviz``, ``robot_state_publisher`` (one per robot, fed with
-its URDF; the simulator then leaves link TF to them), ``record`` (a rosbag2 MCAP file to
-record into), ``foxglove`` (the port of the Foxglove live view; 0: off) and ``offline`` (no
-downloads for Webots worlds).
+The arguments match ``scene-sim-ros run`` options one for one; both come from the option table
+(``scene_sim_ros/ros/options.py``: :func:`launch_arguments`, and :func:`launch_parameters` for
+what the node gets): ``scene`` (empty: the bundled default scene), ``namespace``,
+``use_sim_time``, ``gui``, ``renderer`` (camera renderer: auto, gl or tiny),
+``real_time_factor``, ``params_file``, ``paused``, ``worlds``, ``rviz``,
+``robot_state_publisher`` (one per robot, fed with its URDF; the simulator then leaves link TF to
+them), ``isolate`` (clock and TF in the namespace, frames prefixed with it: several simulations
+on one ROS domain), ``record`` (a rosbag2 MCAP file to record into), ``foxglove`` (the port of
+the Foxglove live view; 0: off) and ``offline`` (no downloads for Webots worlds).
 
 ``scene`` takes a file or an example name, as ``scene-sim-ros run`` does; one that is neither
 stops the launch before anything starts, with exit code 2 (the command line's code for a bad
@@ -31,40 +32,14 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
+from scene_sim_ros.ros.options import launch_arguments, launch_parameters, launch_values
 
 PACKAGE = 'scene_sim_ros'
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-ARGUMENTS = (
-    ('scene', '', 'scene file (.ros2/.rsi2/.ros3, .wbt, Simox/RaiSim .xml, .urdf); '
-                  'empty for the bundled default scene'),
-    ('namespace', '', 'ROS namespace for every topic and service of the simulation'),
-    ('isolate', 'false', 'keep /clock, /tf and /tf_static in the namespace and prefix every '
-                         'frame with it (several simulations on one ROS domain)'),
-    ('use_sim_time', 'true', 'use /clock as time source'),
-    ('gui', 'false', 'open the PyBullet window'),
-    ('real_time_factor', '1.0', '1.0 paces with the wall clock, 0 runs as fast as possible'),
-    ('renderer', '', 'camera renderer: auto, gl or tiny (empty: $SCENE_SIM_ROS_RENDERER or auto)'),
-    ('paused', 'false', 'start paused (step with the step_simulation service)'),
-    ('worlds', '', 'folders of scene files offered as worlds (load_world), separated by ":" '
-                   '(parameter worlds.paths)'),
-    ('params_file', '', 'a parameters YAML file (see config/params.yaml)'),
-    ('rviz', 'false', 'start rviz2 with config/scene_sim_ros.rviz'),
-    ('robot_state_publisher', 'false', 'start robot_state_publisher for every robot'),
-    ('record', '', 'record every published topic into this rosbag2 MCAP file (empty: no)'),
-    ('foxglove', '0', 'serve every topic over the Foxglove WebSocket protocol on this port '
-                      '(0: off; 8765 is the usual one)'),
-    ('offline', 'false', 'never download what a Webots world needs (remote PROTOs, meshes, '
-                         'textures): only local files, WEBOTS_HOME and the cache'),
-)
-
 
 class MissingPackage(RuntimeError):
     pass
-
-
-def _truthy(text: str) -> bool:
-    return text.strip().lower() in ('1', 'true', 'yes', 'on')
 
 
 def _installed(package: str) -> bool:
@@ -126,74 +101,43 @@ def _sim_node_action(**kwargs):
 
 
 def _launch_setup(context):
-    value = {name: LaunchConfiguration(name).perform(context) for name, _, _ in ARGUMENTS}
-    value['scene'] = _scene_or_exit(value['scene'])
-    rsp = _truthy(value['robot_state_publisher'])
-    rviz = _truthy(value['rviz'])
+    texts = {name: LaunchConfiguration(name).perform(context) for name, _, _ in launch_arguments()}
+    texts['scene'] = _scene_or_exit(texts['scene'])
+    value = launch_values(texts)
+    rsp, rviz = value['robot_state_publisher'], value['rviz']
     _require([p for p, wanted in (('robot_state_publisher', rsp), ('rviz2', rviz)) if wanted])
-    isolate = _truthy(value['isolate'])
-    use_sim_time = _truthy(value['use_sim_time'])
-    parameters = [{
-        'scene': value['scene'],
-        'isolate': isolate,
-        'use_sim_time': use_sim_time,
-        'gui': _truthy(value['gui']),
-        'real_time_factor': float(value['real_time_factor']),
-        'paused': _truthy(value['paused']),
-        'publish_link_tf': not rsp,
-    }]
-    if value['renderer']:
-        parameters[0]['renderer'] = value['renderer']
-    if value['record']:
-        parameters[0]['record.path'] = os.path.abspath(value['record'])
-    if value['foxglove'].strip().lower() not in ('', '0', 'false', 'off'):
-        parameters[0]['foxglove.port'] = int(value['foxglove'])
-    if _truthy(value['offline']):
-        parameters[0]['scene_parameters'] = ['webots.download=false']
-    if value['worlds']:
-        parameters[0]['worlds.paths'] = [os.path.abspath(os.path.expanduser(d))
-                                         for d in value['worlds'].split(os.pathsep) if d]
+    parameters = [launch_parameters(value)]
     if value['params_file']:
         parameters.insert(0, value['params_file'])
     actions = [_sim_node_action(name='scene_sim', namespace=value['namespace'],
                                 parameters=parameters, output='screen',
                                 on_exit=_end_launch)]
     if rsp:
-        actions += _robot_state_publishers(value, isolate, use_sim_time)
+        actions += _robot_state_publishers(value)
     if rviz:
         from scene_sim_ros.ros.bridge.names import isolation_remappings
         actions.append(Node(
             package='rviz2', executable='rviz2', output='screen',
             arguments=['-d', os.path.join(HERE, '..', 'config', 'scene_sim_ros.rviz')],
-            remappings=isolation_remappings(value['namespace'], isolate),
-            parameters=[{'use_sim_time': use_sim_time}]))
+            remappings=isolation_remappings(value['namespace'], value['isolate']),
+            parameters=[{'use_sim_time': value['use_sim_time']}]))
     return actions
 
 
-def _robot_state_publishers(value, isolate, use_sim_time):
-    # The scene loaders and the URDF export are pure Python: no simulation is started here.
-    from scene_sim_ros.formats import load_scene
-    from scene_sim_ros.resources import default_scene_path
-    from scene_sim_ros.ros.bridge.names import instance_frame_prefix, isolation_remappings
-    from scene_sim_ros.sim.urdf import entity_to_urdf
-
-    scene = load_scene(value['scene'] or default_scene_path())
-    namespace = value['namespace'].strip('/')
-    prefix = instance_frame_prefix(namespace, isolate)
+def _robot_state_publishers(value):
+    from scene_sim_ros.ros.robot_state_publishers import robot_state_publishers
     return [
         Node(package='robot_state_publisher', executable='robot_state_publisher',
-             namespace='/'.join(p for p in (namespace, entity.name) if p),
-             remappings=isolation_remappings(namespace, isolate),
-             parameters=[{'robot_description': entity_to_urdf(entity),
-                          'frame_prefix': f'{prefix}{entity.name}/',
-                          'use_sim_time': use_sim_time}],
-             output='screen')
-        for entity in scene.entities if entity.kind == 'robot']
+             namespace=publisher.namespace, remappings=list(publisher.remappings),
+             parameters=[publisher.parameters()], output='screen')
+        for publisher in robot_state_publishers(value['scene'], namespace=value['namespace'],
+                                                isolate=value['isolate'],
+                                                use_sim_time=value['use_sim_time'])]
 
 
 def generate_launch_description():
     return LaunchDescription([
         *(DeclareLaunchArgument(name, default_value=default, description=description)
-          for name, default, description in ARGUMENTS),
+          for name, default, description in launch_arguments()),
         OpaqueFunction(function=_launch_setup),
     ])

@@ -25,6 +25,13 @@ from scene_sim_ros.cli.client_commands import COMMANDS as CLIENT_COMMANDS
 from scene_sim_ros.cli.client_commands import EPILOG_LINES as CLIENT_EPILOG
 from scene_sim_ros.cli.client_commands import add_client_commands, run_client_command
 from scene_sim_ros.errors import SceneLoadError, SceneSimError
+from scene_sim_ros.ros.options import (
+    add_run_flags,
+    run_flag_setting,
+    run_parameters,
+    run_ros_arguments,
+    run_values,
+)
 
 if TYPE_CHECKING:
     from scene_sim_ros.scene import Scene
@@ -45,19 +52,18 @@ while `run` is going, from another terminal (ros2cli's jobs, for machines withou
 """ + CLIENT_EPILOG
 
 
-# Node parameters with an option of their own (`run -p real_time_factor:=0` is a ROS habit).
-NODE_PARAMETER_OPTIONS = {'real_time_factor': '--real-time-factor {value}', 'paused': '--paused',
-                          'gui': '--gui', 'isolate': '--isolate', 'use_sim_time': '--use-sim-time'}
-
-
 def _matching_option(name: str, value: str) -> str | None:
-    """The ``run`` option that sets node parameter ``name`` to ``value``, if there is one."""
-    option = NODE_PARAMETER_OPTIONS.get(name)
-    if option is None or '{value}' in option:
-        return option and option.format(value=value)
+    """The ``run`` option that sets node parameter ``name`` to ``value``, if there is one
+    (``run -p real_time_factor:=0`` is a ROS habit)."""
+    line = run_flag_setting(name)
+    if line is None:
+        return None
+    flag, action = line.run_flag_name, line.run_flag.get('action')
+    if action not in ('store_true', argparse.BooleanOptionalAction):
+        return f'{flag} {value}'
     if value.strip().lower() in ('false', 'no', 'off', '0'):
-        return '--no-use-sim-time' if name == 'use_sim_time' else f'leaving out {option}'
-    return option
+        return f'--no-{flag[2:]}' if action is argparse.BooleanOptionalAction else f'leaving out {flag}'
+    return flag
 
 
 def _version() -> str:
@@ -132,36 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog='example: scene-sim-ros run car.ros2 --real-time-factor 2',
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_scene_args(run, optional=True)
-    run.add_argument('--namespace', default='', help='ROS namespace for every topic and service')
-    run.add_argument('--use-sim-time', action=argparse.BooleanOptionalAction, default=None,
-                     help='set use_sim_time on the node (default: on)')
-    run.add_argument('--gui', action='store_true', default=None,
-                     help='open the PyBullet window')
-    run.add_argument('--renderer', choices=('auto', 'gl', 'tiny'), default=None,
-                     help='camera renderer: gl (OpenGL on headless EGL), tiny (PyBullet '
-                          'TinyRenderer) or auto (gl where EGL works; the default)')
-    run.add_argument('--real-time-factor', type=float, default=None, metavar='X',
-                     help='1.0 paces with the wall clock, 0 runs as fast as possible')
-    run.add_argument('--params-file', type=Path, default=None,
-                     help='a ROS parameters YAML file (see config/params.yaml)')
-    run.add_argument('--paused', action='store_true', default=None, help='start paused')
-    run.add_argument('--worlds', action='append', default=None, metavar='DIR',
-                     help='a folder of scene files offered as worlds (get_available_worlds, '
-                          'load_world; parameter worlds.paths); repeat for more')
-    run.add_argument('--rviz', action='store_true',
-                     help='start rviz2 with the package configuration, where installed')
-    run.add_argument('--robot-state-publisher', action='store_true',
-                     help='start robot_state_publisher for every robot (needs a ROS 2 '
-                          'distribution); the simulator then leaves link TF to them')
-    run.add_argument('--isolate', action='store_true', default=None,
-                     help='keep /clock, /tf, /tf_static in the namespace and prefix every frame '
-                          'with it, so that several simulations share one ROS domain')
-    run.add_argument('--record', default=None, metavar='FILE.mcap',
-                     help='record every published topic into a rosbag2 MCAP file (parameters '
-                          'record.topics, record.max_size_mb choose topics and size)')
-    run.add_argument('--foxglove', nargs='?', type=int, const=8765, default=None, metavar='PORT',
-                     help='serve every topic to Foxglove / Lichtblick over WebSocket on PORT '
-                          '(default 8765; parameter foxglove.address, default 127.0.0.1)')
+    add_run_flags(run)  # --namespace, --gui, ... (the option table, ros/options.py)
 
     urdf = commands.add_parser(
         'urdf', help="print one entity's URDF (its robot_description)",
@@ -308,38 +285,17 @@ def cmd_run(args: argparse.Namespace, ros_args: list[str]) -> int:
     from scene_sim_ros.ros.runtime.node import run
     # Options given on the command line win over --params-file; the defaults only apply when no
     # parameters file could set them (rclpy lets overrides win over the file).
-    defaults = {'use_sim_time': True, 'gui': False, 'paused': False, 'real_time_factor': None,
-                'isolate': False}
-    parameters: dict[str, object] = {}
-    for name, default in defaults.items():
-        value = getattr(args, name)
-        if value is None and args.params_file is None:
-            value = default
-        if value is not None:
-            parameters[name] = value
+    values = run_values(args)
+    parameters = run_parameters(values, params_file=args.params_file is not None)
     if args.param or args.offline:
         parameters['scene_parameters'] = [f'{k}={v}' for k, v in _scene_parameters(args).items()]
     if args.strict:
         parameters['strict'] = True
-    if args.renderer:
-        parameters['renderer'] = args.renderer
-    if args.record:
-        parameters['record.path'] = str(Path(args.record).resolve())
-    if args.foxglove is not None:
-        parameters['foxglove.port'] = args.foxglove
-    if args.worlds:
-        parameters['worlds.paths'] = [str(Path(d).expanduser().resolve()) for d in args.worlds]
-    extra: list[str] = []
-    if args.namespace:
-        extra += ['-r', f'__ns:={args.namespace if args.namespace.startswith("/") else "/" + args.namespace}']
-    if args.params_file is not None:
-        extra += ['--params-file', str(args.params_file)]
-    if args.robot_state_publisher:
-        if not _start_robot_state_publishers(args):
-            return EXIT_SCENE_ERROR
-        parameters['publish_link_tf'] = False
+    if args.robot_state_publisher and not _start_robot_state_publishers(args):
+        return EXIT_SCENE_ERROR
     if args.rviz:
         _start_rviz()
+    extra = run_ros_arguments(values)  # the namespace, the parameters file
     ros = ['--ros-args', *extra, *ros_args] if (extra or ros_args) else []
     return run(args.scene, parameters=parameters, ros_args=ros)
 
@@ -349,30 +305,19 @@ def _start_robot_state_publishers(args: argparse.Namespace) -> bool:
     import subprocess
     import tempfile
 
-    from scene_sim_ros.resources import default_scene_path
-    from scene_sim_ros.sim.urdf import entity_to_urdf
+    from scene_sim_ros.ros.robot_state_publishers import robot_state_publishers
     ros2 = shutil.which('ros2')
     if ros2 is None:
         print('--robot-state-publisher needs a ROS 2 distribution (ros2 run '
               'robot_state_publisher); not found on PATH', file=sys.stderr)
         return False
-    from scene_sim_ros.formats import load_scene
-    from scene_sim_ros.ros.bridge.names import instance_frame_prefix, isolation_remappings
-    scene = load_scene(args.scene or default_scene_path(), parameters=_parameters(args.param))
-    namespace = args.namespace.strip('/')
-    prefix = instance_frame_prefix(namespace, bool(args.isolate))
-    remaps = [arg for old, new in isolation_remappings(namespace, bool(args.isolate))
-              for arg in ('-r', f'{old}:={new}')]
-    for entity in scene.entities:
-        if entity.kind != 'robot':
-            continue
+    for publisher in robot_state_publishers(
+            args.scene, namespace=args.namespace, isolate=bool(args.isolate),
+            use_sim_time=args.use_sim_time is not False, scene_parameters=_parameters(args.param)):
         with tempfile.NamedTemporaryFile('w', suffix='.urdf', delete=False) as urdf:
-            urdf.write(entity_to_urdf(entity))
+            urdf.write(publisher.urdf)
         subprocess.Popen([ros2, 'run', 'robot_state_publisher', 'robot_state_publisher',
-                          urdf.name, '--ros-args',
-                          '-r', f'__ns:=/{"/".join(p for p in (namespace, entity.name) if p)}',
-                          *remaps, '-p', f'frame_prefix:={prefix}{entity.name}/',
-                          '-p', f'use_sim_time:={str(args.use_sim_time is not False).lower()}'])
+                          urdf.name, '--ros-args', *publisher.ros_arguments()])
     return True
 
 

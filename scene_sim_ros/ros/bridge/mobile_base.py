@@ -31,6 +31,8 @@ from scene_sim_ros.ros.bridge.conversions import stamp_seconds
 from scene_sim_ros.ros.bridge.ground_truth import GroundTruth, rotate_into
 from scene_sim_ros.ros.bridge.host import NodeHost
 from scene_sim_ros.ros.bridge.names import ros_name
+from scene_sim_ros.ros.option_parameters import declare_options
+from scene_sim_ros.ros.options import declared_by
 from scene_sim_ros.ros.serialized import MessageTemplate
 from scene_sim_ros.scene import Entity, Pose
 from scene_sim_ros.scene.transforms import quat, vec3
@@ -50,44 +52,11 @@ DRIVES = ('auto', 'diff_drive', 'holonomic', 'none')
 COVARIANCE_FLOOR = 1e-6
 """Variance reported for exact (ground-truth) quantities: 0 means "unknown" to many consumers."""
 
-POSE_COVARIANCE = (0.001, 0.001, 0.001, 0.001, 0.001, 0.01)
-TWIST_COVARIANCE = (0.001, 0.001, 0.001, 0.001, 0.001, 0.01)
-"""Default diagonals of the odometry covariances (x y z roll pitch yaw): those of ros2_control's
-diff_drive_controller, which an EKF (robot_localization) then weighs against the IMU. The
-noise model's own pose variances (``odometry.noise.*``) are added to the pose diagonal."""
-
-# name -> (default, description); doubles take integers too
 GLOBAL_PARAMETERS: dict[str, tuple[Any, str]] = {
-    'odometry.publish': (True, 'odometry (<entity>/odom, TF world -> <entity>/odom -> root) for '
-                               'every free-moving robot'),
-    'odometry.publish_tf': (True, 'publish odom -> base on /tf (false: leave it to an EKF such '
-                                  'as robot_localization; world -> odom stays); '
-                                  'mobile_bases.<entity>.publish_tf overrides it per robot'),
-    'odometry.pose_covariance_diagonal': (list(POSE_COVARIANCE), 'variances of x y z roll pitch '
-                                          "yaw (m^2, rad^2) added to the noise model's in "
-                                          "<entity>/odom (diff_drive_controller's defaults)"),
-    'odometry.twist_covariance_diagonal': (list(TWIST_COVARIANCE), 'variances of vx vy vz wx wy '
-                                           'wz ((m/s)^2, (rad/s)^2) in <entity>/odom'),
-    'ground_truth.rate': (50.0, 'Hz of sim time of <entity>/ground_truth (nav_msgs/Odometry in '
-                                'the world frame, published while subscribed; 0: every step)'),
-    'odometry.rate': (50.0, 'Hz of sim time of <entity>/odom (0: every step); the odom TF '
-                            'follows tf_rate'),
-    'odometry.noise.linear': (0.0, 'random walk of the travelled distance, m per sqrt(m) '
-                                   '(0: ground truth)'),
-    'odometry.noise.angular': (0.0, 'random walk of the heading, rad per sqrt(m + rad) of motion'),
-    'odometry.drift.linear': (0.0, 'scale error of the odometry distance (0.02: 2 % long)'),
-    'odometry.drift.angular': (0.0, 'heading drift of the odometry, rad per metre travelled'),
-    'cmd_vel_stamped': (True, '<entity>/cmd_vel is geometry_msgs/TwistStamped (Kilted+ Nav2 '
-                              'default); false: geometry_msgs/Twist (Jazzy)'),
-    'cmd_vel_timeout': (0.5, 'seconds of sim time after the last cmd_vel until the base stops '
-                             '(0: never); older stamps are rejected'),
-    'mobile_base_limits.linear_velocity': (0.0, 'largest commanded speed, m/s (0: unlimited; the '
-                                                'wheel motors limit it too)'),
-    'mobile_base_limits.angular_velocity': (0.0, 'largest commanded turn rate, rad/s (0: '
-                                                 'unlimited)'),
-    'mobile_base_limits.linear_acceleration': (0.0, 'm/s^2 (0: unlimited)'),
-    'mobile_base_limits.angular_acceleration': (0.0, 'rad/s^2 (0: unlimited)'),
-}
+    option.name: (option.parameter_default, option.description)
+    for option in declared_by('mobile_base')}
+"""name -> (default, description) of the mobile-base options of the option table (doubles take
+integers too); the per-robot ones follow."""
 
 ENTITY_PARAMETERS: dict[str, tuple[Any, str]] = {
     'base_frame': ('', 'link odometry reports (empty: base_footprint if there is one, else the '
@@ -116,8 +85,7 @@ def _declare(node: Any, name: str, value: Any, text: str) -> None:
 
 def declare_parameters(node: Any, entities: Sequence[Entity]) -> None:
     """Declare the mobile-base parameters (call before the bridges are built)."""
-    for name, (value, text) in GLOBAL_PARAMETERS.items():
-        _declare(node, name, value, text)
+    declare_options(node, 'mobile_base')
     for entity in entities:
         if not is_mobile(entity):
             continue

@@ -19,9 +19,6 @@ _NOT_NAME = re.compile(r'[^A-Za-z0-9_]')
 TRAJECTORY_CONTROLLER = 'joint_trajectory_controller'
 """Namespace of the FollowJointTrajectory action and its state topic, as ros2_control names it."""
 
-DEFAULT_FORWARD_CONTROLLERS = ('position_controller', 'velocity_controller')
-"""The ``forward_controllers`` parameter's default: ``<entity>/<name>/commands`` per robot."""
-
 
 SHARED_TOPICS = ('/clock', '/tf', '/tf_static')
 """Topics every ROS 2 node shares by default; an isolated instance keeps them in its namespace."""

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rcl_interfaces.msg import ParameterDescriptor
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
 from scene_sim_ros.ros import qos
 from scene_sim_ros.ros.bridge.bridged_node import BridgedNode
+from scene_sim_ros.ros.option_parameters import declare_options
 
 PARAMETER = 'robot_description_entity'
 
@@ -55,12 +55,7 @@ class _Tee:
 def publish_robot_description(node: BridgedNode) -> str | None:
     """Declare the parameter, publish ``robot_description`` and tee ``joint_states`` of the
     chosen robot; returns its name (None: none chosen, logged)."""
-    if not node.has_parameter(PARAMETER):
-        node.declare_parameter(PARAMETER, '', ParameterDescriptor(
-            description='robot whose URDF and joint states are also published as '
-                        'robot_description and joint_states in the node namespace (empty: the '
-                        'only robot of the scene, none when there are several)',
-            read_only=True))
+    declare_options(node, 'robot_description')  # PARAMETER, once
     requested = str(node.get_parameter(PARAMETER).value or '')
     robots = [b.name for b in node.bridges.values() if b.is_robot]
     chosen, why = choose_robot(robots, requested)

@@ -1,6 +1,7 @@
 """Node extension: recording (``record.*``) and the Foxglove live view (``foxglove.*``).
 
-Parameters (read-only, set at start; ``scene-sim-ros run --record FILE.mcap --foxglove [PORT]``):
+Parameters (read-only, set at start; ``scene-sim-ros run --record FILE.mcap --foxglove [PORT]``;
+declared from the option table, :mod:`scene_sim_ros.ros.options`):
 
 - ``record.path``: rosbag2 MCAP file to record into (empty: no recording);
 - ``record.topics``: globs of the topics to record (``/rover/*``, ``*image*``; empty: all);
@@ -16,25 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rcl_interfaces.msg import ParameterDescriptor
+from scene_sim_ros.ros.option_parameters import declare_options
 
 _STATE = '_outputs'
-
-
-def _declare(node: Any) -> None:
-    def describe(text: str) -> ParameterDescriptor:
-        return ParameterDescriptor(description=text, read_only=True)
-    node.declare_parameter('record.path', '', describe(
-        'rosbag2 MCAP file to record the published topics into (empty: no recording)'))
-    node.declare_string_array('record.topics', [], describe(
-        'globs of the topics to record (e.g. /rover/*); empty: every published topic'))
-    node.declare_parameter('record.max_size_mb', 0.0, describe(
-        'end the recording once the file has this size in MiB (0: no limit)'))
-    node.declare_parameter('foxglove.port', 0, describe(
-        'serve every published topic over the Foxglove WebSocket protocol on this port '
-        '(0: off; scene-sim-ros run --foxglove uses 8765)'))
-    node.declare_parameter('foxglove.address', '127.0.0.1', describe(
-        'address the Foxglove server listens on (0.0.0.0: every interface)'))
 
 
 def _value(node: Any, name: str) -> Any:
@@ -43,7 +28,7 @@ def _value(node: Any, name: str) -> Any:
 
 
 def init(node: Any) -> None:
-    _declare(node)
+    declare_options(node, 'outputs')
     path = str(node.get_parameter('record.path').value or '')
     port = int(node.get_parameter('foxglove.port').value or 0)
     state: dict[str, Any] = {}

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from scene_sim_ros.ros.bridge.names import (
-    DEFAULT_FORWARD_CONTROLLERS,
     SUBSCRIBED_SUFFIXES,
     TRAJECTORY_CONTROLLER,
     ros_name,
     sensor_groups,
 )
+from scene_sim_ros.ros.options import DEFAULT_FORWARD_CONTROLLERS
 from scene_sim_ros.ros.supervisor.catalog import ACTIONS, ENTITY_EXTRA_TOPICS, EXTRA_TOPICS, STANDARD_SERVICES
 from scene_sim_ros.scene import Entity, Scene
 from scene_sim_ros.sim.mobile_base import find_diff_drive

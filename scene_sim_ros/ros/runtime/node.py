@@ -10,12 +10,14 @@ commands at step boundaries, steps, and publishes (``/clock``, joint states, sen
 ``publish()`` are caught and counted (``~/publish_errors``); rejected commands are counted too
 (``~/rejected_commands``), both ``std_msgs/UInt64``, transient-local (:mod:`.publishing`).
 
-Parameters (:mod:`.parameters`; defaults and comments in ``config/params.yaml``): ``scene``,
-``scene_parameters``, ``strict``, ``real_time_factor``, ``paused``, ``gui``, ``seed``,
-``publish_rates.<type>``, ``tf_rate``, ``world_frame``, ``frame_prefix_entities``,
-``publish_link_tf``, ``forward_controllers``, ``controllers.<entity>.<controller>.joints`` /
-``.interface``, ``sensors.<entity>.<sensor>.rate`` / ``.topic``. ``real_time_factor`` and
-``paused`` can be changed while running.
+Parameters (rows of the option table, :mod:`scene_sim_ros.ros.options`, declared by
+:mod:`.parameters` and the parts that use them; defaults and comments in
+``config/params.yaml``): ``scene``, ``scene_parameters``, ``strict``, ``real_time_factor``,
+``paused``, ``gui``, ``seed``, ``publish_rates.<type>``, ``tf_rate``, ``world_frame``,
+``frame_prefix_entities``, ``publish_link_tf``, ``forward_controllers``,
+``controllers.<entity>.<controller>.joints`` / ``.interface``,
+``sensors.<entity>.<sensor>.rate`` / ``.topic``. ``real_time_factor`` and ``paused`` can be
+changed while running.
 
 The parts: :mod:`.startup` (scene, summary, extensions, neighbours), :mod:`.entities` (an
 entity's bridge, trajectory action and frames), :mod:`.step_loop` (the physics thread's

@@ -1,9 +1,11 @@
 """The node's parameters: declaration (global, per sensor, per controller), number checks, reads.
 
-Defaults and comments are mirrored in ``config/params.yaml``. Scene-dependent parameters
-(``sensors.<entity>.<sensor>.*``, ``controllers.<entity>.<controller>.*``) are declared once the
-scene is loaded. Numeric parameters are dynamically typed so that ``real_time_factor:=0`` (an
-integer on a command line) works; :func:`number_error` keeps them numbers.
+The global ones are rows of the option table (:mod:`scene_sim_ros.ros.options`, from which
+``config/params.yaml`` is written); the publish rates' defaults are :data:`PUBLISH_RATES`.
+Scene-dependent parameters (``sensors.<entity>.<sensor>.*``,
+``controllers.<entity>.<controller>.*``) are declared here once the scene is loaded. Numeric
+parameters are dynamically typed so that ``real_time_factor:=0`` (an integer on a command line)
+works; :func:`number_error` keeps them numbers.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -19,7 +21,9 @@ from rclpy.parameter import Parameter
 from scene_sim_ros.ros.bridge.adapters import PUBLISH_RATES
 from scene_sim_ros.ros.bridge.commands import INTERFACES, default_interface
 from scene_sim_ros.ros.bridge.host import SensorOverride
-from scene_sim_ros.ros.bridge.names import DEFAULT_FORWARD_CONTROLLERS, ros_name
+from scene_sim_ros.ros.bridge.names import ros_name
+from scene_sim_ros.ros.option_parameters import DeclaringNode, declare_options
+from scene_sim_ros.ros.options import node_options
 from scene_sim_ros.scene import Entity
 
 NUMBER_TYPES = (int, float)
@@ -71,56 +75,10 @@ def declare_string_array(node: Node, name: str, default: list[str],
         node._parameters[name] = Parameter(name, Parameter.Type.STRING_ARRAY, default)  # noqa: SLF001
 
 
-def declare_node_parameters(node: Node) -> None:
-    """The parameters every scene has (before the scene is loaded: ``scene`` names it)."""
-    declare = node.declare_parameter
-    declare('scene', '', descriptor(
-        'scene file (.ros2/.rsi2/.ros3, .wbt, Simox/RaiSim .xml, .urdf); empty: the '
-        'bundled default scene', read_only=True))
-    declare_string_array(node, 'scene_parameters', [], descriptor(
-        'template parameters of the scene as NAME=VALUE (RaiSim @@NAME)', read_only=True))
-    declare('strict', False, descriptor('unknown scene elements are errors', read_only=True))
-    declare('real_time_factor', 1.0, number_descriptor(
-        'target sim seconds per wall second: 1.0 paces with the wall clock, 0 runs as fast '
-        'as possible'))
-    declare('paused', False, descriptor('start (or, set later, switch to) paused'))
-    declare('gui', False, descriptor('open the PyBullet window', read_only=True))
-    declare('seed', 0, descriptor('seed of the sensor noise', read_only=True))
-    declare('renderer', '', descriptor(
-        "camera renderer: 'auto' (gl where an EGL context can be made, else tiny), 'gl' or "
-        "'tiny'; empty: $SCENE_SIM_ROS_RENDERER or 'auto'", read_only=True))
-    for kind, rate in PUBLISH_RATES.items():
-        declare(f'publish_rates.{kind}', rate, number_descriptor(
-            f'{kind} publish rate in Hz of sim time (0: every step)', read_only=True))
-    declare('tf_rate', 0.0, number_descriptor(
-        '/tf publish rate in Hz of sim time (0: every step)', read_only=True))
-    declare('world_frame', 'world', descriptor('the fixed frame of /tf', read_only=True))
-    declare('perfect_localization', False, descriptor(
-        'publish map_frame -> world_frame (identity, /tf_static), so that map -> <entity>/odom '
-        'is the ground truth (Nav2 without AMCL/SLAM)', read_only=True))
-    declare('map_frame', 'map', descriptor('the map frame of perfect_localization',
-                                           read_only=True))
-    declare('max_steps_per_call', 1_000_000_000, descriptor(
-        'most steps one step_simulation call may request (longer runs: the simulate_steps '
-        'action, with feedback and cancel); a running call ends when the simulation state '
-        'is set', read_only=True))
-    declare('isolate', False, descriptor(
-        'keep /clock, /tf and /tf_static in the node namespace (clock, tf, tf_static) and '
-        'prefix every frame with the namespace, so that several instances share one ROS '
-        'domain', read_only=True))
-    declare('frame_prefix', '', descriptor(
-        'prefix of every frame id (empty: the namespace when isolate is set, else none)',
-        read_only=True))
-    declare('frame_prefix_entities', True, descriptor(
-        'prefix frames with the entity name (robot1/Head)', read_only=True))
-    declare('publish_link_tf', True, descriptor(
-        'publish link frames on /tf; false leaves them to robot_state_publisher (the root '
-        'and sensor frames are still published)', read_only=True))
-    declare('forward_controllers', list(DEFAULT_FORWARD_CONTROLLERS),
-            descriptor('forward-command controllers per robot: <entity>/<name>/commands '
-                       '(std_msgs/Float64MultiArray); the interface follows the name '
-                       'prefix (position/velocity/effort) unless set',
-                       ParameterType.PARAMETER_STRING_ARRAY, read_only=True))
+def declare_node_parameters(node: DeclaringNode) -> None:
+    """The parameters every scene has (before the scene is loaded: ``scene`` names it); the
+    option table (:mod:`scene_sim_ros.ros.options`) describes them."""
+    declare_options(node, 'node', node_options(PUBLISH_RATES))
 
 
 def declare_entity_parameters(node: Node, entities: Sequence[Entity]) -> None:

@@ -38,12 +38,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from geometry_msgs.msg import PointStamped, PoseStamped, WrenchStamped
-from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from sensor_msgs.msg import Image, JointState, PointCloud2, PointField
 from std_msgs.msg import String
 
 from scene_sim_ros.ros import qos
 from scene_sim_ros.ros.bridge.conversions import set_stamp
+from scene_sim_ros.ros.option_parameters import declare_options
 from scene_sim_ros.ros.supervisor.logic import checked_pose, checked_vector
 from scene_sim_ros.scene.transforms import matrix_from_quat
 from scene_sim_ros.sim.sensors.rendering import View, render_cache
@@ -53,25 +53,12 @@ if TYPE_CHECKING:
 
 CONTACT_FIELDS = ('x', 'y', 'z', 'normal_x', 'normal_y', 'normal_z', 'force', 'distance')
 
-SCENE_CAMERA = {'width': 640, 'height': 480, 'fov_y': 45.0, 'near': 0.05, 'far': 50.0}
-
 
 class Extras:
     def __init__(self, supervisor: Supervisor):
         self.supervisor = supervisor
         node = self.node = supervisor.node
-        node.declare_parameter('wrench_duration', 0.0, ParameterDescriptor(
-            description='seconds of sim time that ~/apply_wrench acts (0: one step)'))
-        for key, value in SCENE_CAMERA.items():
-            node.declare_parameter(f'scene_camera.{key}', value, ParameterDescriptor(
-                description=f'~/scene_camera {key}', read_only=True))
-        node.declare_parameter('supervisor_rate', 30.0, ParameterDescriptor(
-            description='Hz of sim time of <entity>/center_of_mass and <entity>/contacts',
-            read_only=True))
-        descriptor = ParameterDescriptor(
-            description='entities that get <entity>/center_of_mass and <entity>/contacts '
-            '(default: none)', type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True)
-        node.declare_string_array('supervisor_topics', [], descriptor)
+        declare_options(node, 'supervisor_extras')  # wrench_duration, scene_camera.*, ...
         self.topic_entities = set(node.get_parameter('supervisor_topics').value or [])
         self.image_publisher = node.create_publisher(Image, '~/scene_camera/image_raw',
                                                      qos.IMAGE)

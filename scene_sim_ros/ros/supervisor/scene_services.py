@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import simulation_interfaces.srv
 from geometry_msgs.msg import Vector3
-from rcl_interfaces.msg import ParameterDescriptor
 from simulation_interfaces.msg import Bounds, NamedPose, Result, Spawnable, SpawnResult
 from simulation_interfaces.srv import SpawnEntities
 
+from scene_sim_ros.ros.option_parameters import declare_options
 from scene_sim_ros.ros.supervisor import compat, logic, named_poses
 from scene_sim_ros.ros.supervisor.catalog import SCENE_SERVICES
 from scene_sim_ros.ros.supervisor.logic import EntityInfoValues, SupervisorError
@@ -40,9 +40,7 @@ class SceneServices:
         self.supervisor = supervisor
         self.worlds = worlds
         node = supervisor.node
-        node.declare_parameter(PARAMETER, '', ParameterDescriptor(
-            description="YAML file of named poses (get_named_poses) beside each entity's start "
-                        'pose; format: docs/supervisor.md', read_only=True))
+        declare_options(node, 'scene_services')  # PARAMETER
         self.services = [
             node.create_service(getattr(simulation_interfaces.srv, type_name), name,
                                 getattr(self, name), callback_group=supervisor.callback_group)

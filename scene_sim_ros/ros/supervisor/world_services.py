@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import simulation_interfaces.srv
-from rcl_interfaces.msg import ParameterDescriptor
 from simulation_interfaces.msg import Result, WorldResource
 from simulation_interfaces.srv import GetAvailableWorlds, GetCurrentWorld, LoadWorld
 
 from scene_sim_ros.errors import SceneLoadError, UnsupportedFormatError
+from scene_sim_ros.ros.option_parameters import declare_options
 from scene_sim_ros.ros.supervisor import compat, logic
 from scene_sim_ros.ros.supervisor.catalog import WORLD_SERVICES
 from scene_sim_ros.ros.supervisor.logic import SupervisorError
@@ -58,10 +58,7 @@ class WorldServices:
     def __init__(self, supervisor: Supervisor):
         self.supervisor = supervisor
         node = supervisor.node
-        node.declare_string_array(PARAMETER, [], ParameterDescriptor(
-            description='folders of scene files offered as worlds (get_available_worlds, '
-                        'load_world; searched recursively) beside the examples and the default '
-                        'scene; a load_world uri must lie inside one of them', read_only=True))
+        declare_options(node, 'worlds')  # PARAMETER
         self.catalog = WorldCatalog(node.get_parameter(PARAMETER).value or [])
         scene = node.scene
         facts = scene_description(scene, node.scene_path)
