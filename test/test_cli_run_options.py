@@ -1,12 +1,9 @@
 """How `scene-sim-ros run` options become node parameters and ROS arguments (the node itself
 is exercised end to end in test/ros)."""
 
-import importlib
-
 import pytest
 
-# the module: scene_sim_ros.cli's `main` attribute is the function it re-exports
-cli = importlib.import_module('scene_sim_ros.cli.main')
+from scene_sim_ros.cli import main as cli
 
 
 @pytest.fixture
