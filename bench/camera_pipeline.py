@@ -25,7 +25,7 @@ import pybullet as p
 from scene_sim_ros import Simulation
 from scene_sim_ros.scene import Box, Collision, Entity, Inertial, Link, Pose, Scene, Sphere, Visual
 from scene_sim_ros.scene.sensors import Camera, DepthCamera, SegmentationCamera
-from scene_sim_ros.sim.sensors import invalidate_renders, prepare_rendering
+from scene_sim_ros.sim.sensors import invalidate_renders
 from scene_sim_ros.sim.sensors.rendering import projection_matrix, view_matrix
 
 RESOLUTIONS = ((160, 120), (320, 240), (640, 480))
@@ -62,7 +62,7 @@ def bench_scene() -> Scene:
 def build(renderer: str) -> Simulation:
     scene = bench_scene()
     sim = Simulation(Scene('empty', ()), renderer=renderer)
-    used = prepare_rendering(sim, scene, renderer)
+    used = sim.rendering.policy  # the simulation holds the renderer it was made with
     sim.scene = scene
     for entity in scene.entities:
         sim.add_entity(entity)
