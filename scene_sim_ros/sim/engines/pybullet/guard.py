@@ -4,7 +4,7 @@ entity (the rules are :mod:`scene_sim_ros.sim.guard`)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import pybullet as pb
 
@@ -28,13 +28,13 @@ class PyBulletGuard(ExplosionGuard[BuiltEntity]):
     def lookup(self, entity: str) -> BuiltEntity | None:
         return self._entities.get(entity)
 
-    def samples(self, built: BuiltEntity) -> list[MotionSample]:
+    def samples(self, built: BuiltEntity) -> Iterator[MotionSample]:
         client = self._client
         position, orientation = pb.getBasePositionAndOrientation(built.body,
                                                                  physicsClientId=client)
         linear, angular = pb.getBaseVelocity(built.body, physicsClientId=client)
-        samples = [MotionSample(-1, (*position, *orientation, *linear, *angular),
-                                0.0 if built.fixed else math.hypot(*linear))]
+        yield (-1, (*position, *orientation, *linear, *angular),
+               0.0 if built.fixed else math.hypot(*linear))
         links = sorted(i for i in built.link_names if i >= 0)
         for body in built.bodies:  # one, or the parts of a large entity
             mine = [i for i in links if built.locate(i)[0] == body]
@@ -42,10 +42,8 @@ class PyBulletGuard(ExplosionGuard[BuiltEntity]):
                 continue
             states = pb.getLinkStates(body, [built.locate(i)[1] for i in mine],
                                       computeLinkVelocity=1, physicsClientId=client)
-            samples.extend(MotionSample(index, (*state[0], *state[1], *state[6]),
-                                        math.hypot(*state[6]))
-                           for index, state in zip(mine, states))
-        return samples
+            for index, state in zip(mine, states):
+                yield index, (*state[0], *state[1], *state[6]), math.hypot(*state[6])
 
     def where(self, built: BuiltEntity, index: int) -> str:
         link = built.model_link_name(index) or built.link_names.get(index, '?')
