@@ -309,10 +309,12 @@ def run(scene: str | None, *, parameters: dict[str, object] | None = None,
             print(f'error: {err}', file=sys.stderr)
             return 1
         except KeyboardInterrupt:  # Ctrl-C while starting: nothing runs yet, nothing to stop
+            _ignore_further_interrupts()
             return 0
         except Exception as err:  # noqa: BLE001 - Ctrl-C shut the context down under the build
             if rclpy.ok() and not interrupted_native_call(err):
                 raise
+            _ignore_further_interrupts()
             return 0
         return _spin(node)
     finally:
@@ -331,6 +333,14 @@ def interrupted_native_call(err: BaseException) -> bool:
     return isinstance(err, TypeError) and str(err).startswith(PYBIND_PENDING_ERROR)
 
 
+def _ignore_further_interrupts() -> None:
+    """Ctrl-C in a terminal under ``ros2 launch`` signals the node twice (the process group, then
+    launch itself): the second SIGINT must interrupt neither the orderly stop of the physics
+    thread nor the interpreter's exit (which joins the spawn loader's process pool)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _spin(node: SimNode) -> int:
     executor: SingleThreadedExecutor | None = None
     try:
@@ -346,10 +356,7 @@ def _spin(node: SimNode) -> int:
         if node.context.ok() and not interrupted_native_call(err):
             raise
     finally:
-        # Ctrl-C in a terminal (or launch) can signal the whole process group twice; a second
-        # SIGINT must not interrupt the orderly stop of the physics thread
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _ignore_further_interrupts()
         node.stop()
         if executor is not None:
             executor.shutdown(timeout_sec=1.0)
