@@ -22,7 +22,8 @@ import numpy as np
 
 from scene_sim_ros.scene import sensors as model
 from scene_sim_ros.sim.sensors.base import Reader
-from scene_sim_ros.sim.sensors.rays import cast_rays
+from scene_sim_ros.sim.sensors.rays import cast_rays, own_links
+from scene_sim_ros.sim.simulator import Simulator
 
 DIRECTIONAL_DISTANCE = 1000.0
 """How far a directional light is taken to be for occlusion (Webots: "1 kilometer away")."""
@@ -32,6 +33,10 @@ class LightSensorReader(Reader):
     """``read()``: the sensor's output (a float) for the lights where it is now."""
 
     reads = model.LightSensor
+
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
+        super().__init__(sim, entity, sensor)
+        self.ignore = own_links(sim, entity, sensor.link)
 
     def read(self) -> float:
         pose = self.sensor_pose()
@@ -49,9 +54,7 @@ class LightSensorReader(Reader):
         return self._output(irradiance)
 
     def _hidden(self, here: np.ndarray, to_light: np.ndarray, distance: float) -> bool:
-        own = self.sim.link_handles(self.entity, self.sensor.link)
-        hit = cast_rays(self.sim, here[None, :], to_light[None, :], distance,
-                        (own[0][0], tuple(link for _, link in own)))
+        hit = cast_rays(self.sim, here[None, :], to_light[None, :], distance, self.ignore)
         return bool(np.isfinite(hit[0]))
 
     def _output(self, irradiance: float) -> float:

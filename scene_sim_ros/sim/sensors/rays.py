@@ -98,6 +98,13 @@ def cast_rays(sim: Simulator, origins: np.ndarray, directions: np.ndarray, lengt
     return distances
 
 
+def own_links(sim: Simulator, entity: str, link: str) -> tuple[int, tuple[int, ...]]:
+    """The ``ignore`` of :func:`cast_rays` for a sensor on ``link``: its body and the engine links
+    of that model link (its own and its helpers', which one body holds)."""
+    own = sim.link_handles(entity, link)
+    return own[0][0], tuple(index for _, index in own)
+
+
 def column_angles(fov: float, count: int) -> np.ndarray:
     """Angles from +fov/2 downwards; a full circle does not repeat its first ray."""
     if count == 1:
@@ -110,8 +117,7 @@ class _RayReader(Reader):
     def __init__(self, sim: Simulator, entity: str, sensor: Any, directions: np.ndarray) -> None:
         super().__init__(sim, entity, sensor)
         self.directions = directions  # unit vectors in the sensor frame, (N, 3)
-        own = sim.link_handles(entity, sensor.link)
-        self.ignore = (own[0][0], tuple(link for _, link in own))  # one body holds them all
+        self.ignore = own_links(sim, entity, sensor.link)
 
     def ranges(self) -> np.ndarray:
         pose = self.sensor_pose()
