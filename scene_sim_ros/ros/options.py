@@ -531,6 +531,15 @@ def _run_flags() -> list[CommandLine]:
     return [line for line in _command_lines() if line.run_help is not None]
 
 
+def _set_parameter(parameters: dict[str, Any], line: CommandLine, value: Any) -> None:
+    """The node parameter ``line`` sets, from ``value`` (None: not given; nothing to set)."""
+    if value is None or line.sets is None:
+        return
+    converted = line.to_parameter(value)
+    if converted is not None:
+        parameters[line.sets] = converted
+
+
 # --- scene-sim-ros run -------------------------------------------------------------------------
 
 def add_run_flags(parser: argparse.ArgumentParser) -> None:
@@ -552,10 +561,7 @@ def run_parameters(values: Mapping[str, Any], *, params_file: bool) -> dict[str,
         value = values.get(line.name)
         if value is None and not params_file:
             value = line.run_default
-        if value is not None and line.sets is not None:
-            converted = line.to_parameter(value)
-            if converted is not None:
-                parameters[line.sets] = converted
+        _set_parameter(parameters, line, value)
     return parameters
 
 
@@ -592,10 +598,5 @@ def launch_parameters(values: Mapping[str, Any]) -> dict[str, Any]:
     """The node parameters of the launch arguments' values (:func:`launch_values`)."""
     parameters: dict[str, Any] = {}
     for line in _command_lines():
-        value = values.get(line.name)
-        if value is None or line.sets is None:
-            continue
-        converted = line.to_parameter(value)
-        if converted is not None:
-            parameters[line.sets] = converted
+        _set_parameter(parameters, line, values.get(line.name))
     return parameters
