@@ -63,6 +63,8 @@ data_files.append((f'lib/{PACKAGE}', ['resource/sim_node']))
 # platform), of the rest the pinned versions; upper bounds where a major release may break.
 INSTALL_REQUIRES = [
     'pybullet>=3.2.7,<4',
+    # the second physics engine (--engine mujoco): SimRobot Core3's own, 3.3.5 as SimRobot bundles
+    'mujoco>=3.3.5,<3.4',
     'lxml>=5.2,<7',
     'numpy>=1.26,<3',
     'pyyaml>=6.0.1',

@@ -44,7 +44,8 @@ def test_what_rosdistro_lacks_is_in_the_pip_list_of_the_distribution_route():
 
 
 # pip distribution -> the package.xml key that installs it on a distribution (rosdep's names)
-ROSDEP_KEY_OF = {'pybullet': 'python3-pybullet-pip', 'lxml': 'python3-lxml',
+ROSDEP_KEY_OF = {'pybullet': 'python3-pybullet-pip', 'mujoco': 'python3-mujoco-pip',
+                 'lxml': 'python3-lxml',
                  'numpy': 'python3-numpy', 'pyyaml': 'python3-yaml', 'httpx': 'python3-httpx',
                  'platformdirs': 'python3-platformdirs', 'trimesh': 'python3-trimesh-pip',
                  'pycollada': 'python3-collada-pip', 'rosbags': 'python3-rosbags-pip',

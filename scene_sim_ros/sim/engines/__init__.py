@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 __all__ = ['ENGINES', 'Simulation', 'create_simulator']
 
-ENGINES = ('pybullet',)
+ENGINES = ('pybullet', 'mujoco')
 """The engines :func:`create_simulator` knows, the default first."""
 
 
@@ -25,6 +25,12 @@ def create_simulator(scene: Scene, engine: str = ENGINES[0], *, gui: bool = Fals
     if engine == 'pybullet':
         from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
         return Simulation(scene, gui=gui, seed=seed, renderer=renderer, release_gil=release_gil)
+    if engine == 'mujoco':
+        if gui:
+            raise ValueError("engine 'mujoco' has no window of its own (gui); watch it in "
+                             'rviz2 or Foxglove')
+        from scene_sim_ros.sim.engines.mujoco.simulation import MujocoSimulation
+        return MujocoSimulation(scene, seed=seed, renderer=renderer, release_gil=release_gil)
     raise ValueError(f'unknown engine {engine!r}; engines: {", ".join(ENGINES)}')
 
 

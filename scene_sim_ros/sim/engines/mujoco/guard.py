@@ -1,0 +1,81 @@
+"""The explosion guard's MuJoCo reads: one array check of the whole world per period, the
+per-link rules (:mod:`scene_sim_ros.sim.guard`) only for an entity that fails it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
+
+import numpy as np
+
+from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
+from scene_sim_ros.sim.guard import MAX_SPEED, ExplosionGuard, MotionSample
+
+
+class World(Protocol):
+    """What the guard reads of the simulation."""
+
+    model: Any
+    data: Any
+    _entities: dict[str, MjEntity]
+    _by_number: dict[int, MjEntity]
+    _body_number: np.ndarray
+
+
+class MujocoGuard(ExplosionGuard[MjEntity]):
+    """Watches the entities of ``sim``."""
+
+    def __init__(self, sim: World, step_length: float, warnings: list[str],
+                 now: Callable[[], float]):
+        super().__init__(step_length, warnings, now)
+        self._sim = sim
+
+    def check(self, steps: int) -> None:
+        if steps % self.period:
+            return
+        data = self._sim.data
+        # every body's centre-of-mass speed from cvel (about the subtree's centre of mass)
+        speeds = self._speeds()
+        if np.isfinite(data.qpos).all() and np.isfinite(data.qvel).all() and \
+                not (speeds > MAX_SPEED).any():
+            return
+        super().check(steps)
+
+    def _speeds(self) -> np.ndarray:
+        model, data = self._sim.model, self._sim.data
+        root_com = data.subtree_com[model.body_rootid]
+        angular, linear = data.cvel[:, :3], data.cvel[:, 3:]
+        return np.linalg.norm(linear + np.cross(angular, data.xipos - root_com), axis=1)
+
+    def moving(self) -> Iterable[tuple[str, MjEntity]]:
+        return [(name, built) for name, built in self._sim._entities.items()
+                if not (built.fixed and not built.movable_joints)]
+
+    def lookup(self, entity: str) -> MjEntity | None:
+        return self._sim._entities.get(entity)
+
+    def samples(self, built: MjEntity) -> Iterator[MotionSample]:
+        data = self._sim.data
+        speeds = self._speeds()
+        for index, body in enumerate(built.bodies.tolist(), start=-1):
+            state = (*data.xpos[body].tolist(), *data.xquat[body].tolist(),
+                     *data.cvel[body].tolist())
+            speed = 0.0 if index < 0 and built.fixed else float(speeds[body])
+            yield index, state, speed
+
+    def where(self, built: MjEntity, index: int) -> str:
+        link = built.link_names.get(index, '?')
+        if index < 0:
+            return f'link {link!r} (the root)'
+        joint = next((j.name for j in built.entity.joints if j.child == link), None)
+        return f'link {link!r}' + (f' (joint {joint!r})' if joint else '')
+
+    def require_finite_body(self, body: int) -> None:
+        """Raise SimulationError (with the report) if the pose of ``body`` is not finite."""
+        data = self._sim.data
+        if math.isfinite(float(data.xpos[body].sum() + data.xquat[body].sum())):
+            return
+        number = int(self._sim._body_number[body])
+        built = self._sim._by_number.get(number)
+        self.require_finite(built.name if built else '?', [math.nan])

@@ -1,0 +1,324 @@
+"""The MuJoCo simulation of a scene (:class:`MujocoSimulation`, a
+:class:`~scene_sim_ros.sim.simulator.Simulator`): building, stepping, edits.
+
+A step is SimRobotCore3's (Simulation.cpp): ``mj_step1``, the motors, ``mj_step2``. The world
+is kept *forward-consistent*: after every step and edit ``mj_step1`` has run on the current
+state, so poses, velocities and contacts read between steps are the state's own (the next step
+then needs only the motors and ``mj_step2``). Spawning and deleting recompile the MjSpec keeping
+the state of everything else; ``reset('all')`` builds the world anew, bit-identical to a fresh
+load. State queries are :mod:`.state_queries`', the sensors' engine queries :mod:`.sensing`'s.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from scene_sim_ros.errors import SimulationError
+from scene_sim_ros.scene import Entity, Pose, Scene
+from scene_sim_ros.scene.sensors import IMAGE_SENSORS
+from scene_sim_ros.scene.transforms import quat_from_axis_angle, quat_multiply, quat_normalized, vec3
+from scene_sim_ros.sim.engines.mujoco.builder import SpecBuilder, new_spec, wxyz
+from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
+from scene_sim_ros.sim.engines.mujoco.guard import MujocoGuard
+from scene_sim_ros.sim.engines.mujoco.sensing import Sensing
+from scene_sim_ros.sim.engines.mujoco.state_queries import Push
+from scene_sim_ros.sim.engines.mujoco.world_motors import WorldMotors
+from scene_sim_ros.sim.sensors import create_reader
+from scene_sim_ros.sim.sensors.rendering import Rendering
+from scene_sim_ros.sim.simulator import ResetScope, SensorReader
+
+
+class MujocoSimulation(Sensing):
+    """A MuJoCo world built from ``scene`` (``seed`` seeds :attr:`rng`, the sensor noise;
+    ``renderer`` draws the cameras, 'gl' or 'auto': MuJoCo has no software renderer here)."""
+
+    def __init__(self, scene: Scene, *, seed: int = 0, renderer: str | None = None,
+                 release_gil: bool = False):
+        self.scene = scene
+        self.step_length = float(scene.step_length)
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.warnings: list[str] = []
+        self.release_gil = False  # MuJoCo's Python step keeps the GIL
+        self.on_gil_release: Callable[[float], None] | None = None
+        self.gil_free_seconds = 0.0
+        self._readers: dict[tuple[str, str], SensorReader] = {}
+        self._spawned: dict[str, Entity] = {}
+        self._removed: set[str] = set()
+        self._pushes: list[Push] = []
+        self._pushed = False  # xfrc_applied holds pushes
+        self._velocity_buffer = np.zeros(6)
+        self._steps = 0
+        self._numbers = 0
+        self.rendering = Rendering(self, 'gl' if renderer in (None, 'auto') else renderer)
+        self._guard = MujocoGuard(self, self.step_length, self.warnings, lambda: self.time)
+        self._build(scene.entities)
+
+    # -- building --------------------------------------------------------------------------
+    def _build(self, entities: Iterable[Entity]) -> None:
+        self.spec = new_spec(self.scene)
+        self._builder = SpecBuilder(self.scene, self.spec, self.warnings)
+        self._entities: dict[str, MjEntity] = {}
+        self._by_number: dict[int, MjEntity] = {}
+        if self.scene.wires:
+            self._warn('wires are not built by the mujoco engine yet: '
+                       + ', '.join(w.name for w in self.scene.wires))
+        for entity in entities:
+            self._add_to_spec(entity)
+        self.model = self._compile()
+        self.data = mujoco.MjData(self.model)
+        self._index()
+        for built in self._entities.values():
+            self._initial_state(built)
+        self._forward()
+        for built in self._entities.values():
+            self._create_readers(built)
+
+    def _warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def _add_to_spec(self, entity: Entity) -> MjEntity:
+        if entity.name in self._entities:
+            raise SimulationError(f'an entity named {entity.name!r} exists already')
+        self._numbers += 1
+        built = self._builder.add(entity, self._numbers, self.step_length)
+        self._entities[entity.name] = built
+        self._by_number[built.number] = built
+        return built
+
+    def _compile(self, keep_state: bool = False) -> mujoco.MjModel:
+        try:
+            if keep_state:
+                self.model, self.data = self.spec.recompile(self.model, self.data)
+                return self.model
+            return self.spec.compile()
+        except ValueError as error:
+            raise SimulationError(f'MuJoCo cannot build the scene: {error}') from None
+
+    def _index(self) -> None:
+        """Addresses of every entity's bodies and joints in the compiled model."""
+        model = self.model
+        body = mujoco.mjtObj.mjOBJ_BODY
+        joint = mujoco.mjtObj.mjOBJ_JOINT
+        for built in self._entities.values():
+            built.bodies = np.array([mujoco.mj_name2id(model, body, name)
+                                     for name in built.body_names], dtype=np.int64)
+            ids = [mujoco.mj_name2id(model, joint, f'{built.name}/{j.name}')
+                   for j in built.movable_joints]
+            built.qpos = np.array([model.jnt_qposadr[i] for i in ids], dtype=np.int64)
+            built.dofs = np.array([model.jnt_dofadr[i] for i in ids], dtype=np.int64)
+            free = mujoco.mj_name2id(model, joint, f'{built.name}/$root')
+            built.free_qpos = int(model.jnt_qposadr[free]) if free >= 0 else -1
+            built.free_dof = int(model.jnt_dofadr[free]) if free >= 0 else -1
+            built.mocap = int(model.body_mocapid[built.bodies[0]])
+            built.sensor_index = {sensor: len(built.link_names) - 1 + k
+                                  for k, sensor in enumerate(built.sensor_geoms)}
+        self._body_number = np.zeros(model.nbody, dtype=np.int64)
+        self._body_link = np.full(model.nbody, -1, dtype=np.int64)
+        for built in self._entities.values():
+            self._body_number[built.bodies] = built.number
+            self._body_link[built.bodies] = np.arange(len(built.bodies)) - 1
+        self._geom_sensor: dict[int, tuple[int, int]] = {}
+        for built in self._entities.values():
+            for sensor, names in built.sensor_geoms.items():
+                for name in names:
+                    geom = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name)
+                    self._geom_sensor[geom] = (built.number, built.sensor_index[sensor])
+        self._motors = WorldMotors(list(self._entities.values()), self.step_length)
+
+    def _initial_state(self, built: MjEntity) -> None:
+        entity = built.entity
+        for joint, address in zip(built.movable_joints, built.qpos):
+            self.data.qpos[address] = joint.initial_position
+        self.data.qvel[built.dofs] = 0.0
+        if built.free_dof >= 0:
+            self._set_root_velocity(built, entity.linear_velocity, entity.angular_velocity)
+        self._motors.hold_initial(built, self.data.qpos[self._motors.qpos])
+
+    def _create_readers(self, built: MjEntity) -> None:
+        for sensor in built.entity.sensors:
+            if not isinstance(sensor, IMAGE_SENSORS):
+                self._readers[(built.name, sensor.name)] = create_reader(self, built.name, sensor)
+
+    def _forward(self) -> None:
+        """Positions, velocities and contacts of the current state (``mj_step1``); cached
+        readings no longer hold."""
+        mujoco.mj_step1(self.model, self.data)
+        self.rendering.invalidate()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def close(self) -> None:
+        """Drop the model (the simulation is unusable afterwards)."""
+        self._readers.clear()
+
+    def __enter__(self) -> MujocoSimulation:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def time(self) -> float:
+        return self._steps * self.step_length
+
+    @property
+    def steps(self) -> int:
+        return self._steps
+
+    def step(self, n: int = 1) -> None:
+        """Advance ``n`` steps: kinematic bodies, motors and forces, ``mj_step2``, then
+        ``mj_step1`` of the new state, the explosion guard and the sensors."""
+        model, data = self.model, self.data
+        motors = self._motors
+        for _ in range(int(n)):
+            self._move_kinematic()
+            if motors.count:
+                dofs = motors.dofs
+                data.qfrc_applied[dofs] = motors.torques(
+                    data.qpos[motors.qpos], data.qvel[dofs], data.qfrc_bias[dofs],
+                    model.dof_invweight0[dofs])
+            if self._pushes or self._pushed:
+                self._apply_pushes()
+            mujoco.mj_step2(model, data)
+            mujoco.mj_step1(model, data)
+            self._steps += 1
+            self._guard.check(self._steps)
+            for reader in list(self._readers.values()):
+                reader.after_step()
+        self.rendering.invalidate()
+
+    def _apply_pushes(self) -> None:
+        """The pushes of :meth:`apply_force` (at each body's centre of mass) for the coming
+        step; MuJoCo keeps ``xfrc_applied`` until changed, so it is cleared first."""
+        forces = self.data.xfrc_applied
+        forces[:] = 0.0
+        for push in self._pushes:
+            body = self._entities[push.entity].body_of(push.index)
+            forces[body, :3] += push.force
+            forces[body, 3:] += push.torque
+            push.steps_left -= 1
+        self._pushed = bool(self._pushes)
+        self._pushes = [p for p in self._pushes if p.steps_left > 0]
+
+    def _move_kinematic(self) -> None:
+        dt = self.step_length
+        for built in self._entities.values():
+            if built.kinematic_pose is None or built.mocap < 0:
+                continue
+            linear, angular = built.kinematic_velocity
+            pose = built.kinematic_pose
+            speed = math.sqrt(sum(w * w for w in angular))
+            orientation = pose.orientation
+            if speed > 0.0:
+                turn = quat_from_axis_angle(angular, speed * dt)
+                orientation = quat_normalized(quat_multiply(turn, orientation))
+            position = vec3([p + v * dt for p, v in zip(pose.position, linear)])
+            built.kinematic_pose = Pose(position, orientation)
+            self.data.mocap_pos[built.mocap] = position
+            self.data.mocap_quat[built.mocap] = wxyz(orientation)
+
+    # -- sensors ---------------------------------------------------------------------------
+    def read(self, entity: str, sensor: str) -> Any:
+        return self.reader(entity, sensor).read()
+
+    def sensor_readers(self) -> list[Any]:
+        return list(self._readers.values())
+
+    def reader(self, entity: str, sensor: str) -> Any:
+        built = self._built(entity)
+        key = (entity, sensor)
+        if key not in self._readers:
+            try:
+                model = built.entity.sensor(sensor)
+            except KeyError:
+                names = ', '.join(s.name for s in built.entity.sensors)
+                raise SimulationError(f'entity {entity!r} has no sensor {sensor!r}; '
+                                      f'sensors: {names or "none"}') from None
+            self._readers[key] = create_reader(self, entity, model)
+        return self._readers[key]
+
+    # -- spawn, delete, reset ----------------------------------------------------------------
+    def add_entity(self, entity: Entity) -> None:
+        """Spawn ``entity`` (a recompile that keeps everything else's state)."""
+        built = self._add_to_spec(entity)
+        self._recompile()
+        self._initial_state(built)
+        self._forward()
+        self._create_readers(built)
+        self._spawned[entity.name] = entity
+
+    def remove_entity(self, name: str) -> None:
+        built = self._built(name)
+        self.spec.delete(self.spec.body(built.body_names[0]))
+        for exclude in list(self.spec.excludes):
+            if exclude.bodyname1.startswith(f'{name}/'):
+                self.spec.delete(exclude)
+        del self._entities[name]
+        del self._by_number[built.number]
+        self._pushes = [p for p in self._pushes if p.entity != name]
+        self._recompile()
+        self._forward()
+        self._guard.reports.pop(name, None)
+        for key in [k for k in self._readers if k[0] == name]:
+            del self._readers[key]
+        if name in self._spawned:
+            del self._spawned[name]
+        else:
+            self._removed.add(name)
+
+    def _recompile(self) -> None:
+        """Recompile keeping the state; the motors' world arrays are rebuilt around the
+        banks, which keep their commands."""
+        self._compile(keep_state=True)
+        self._index()
+
+    def reset_entity(self, name: str) -> None:
+        built = self._built(name)
+        entity = built.entity
+        built.kinematic_pose = entity.pose if entity.kinematic else None
+        built.kinematic_velocity = (entity.linear_velocity, entity.angular_velocity)
+        self._place_root(built, entity.pose)
+        self._initial_state(built)
+        self._pushes = [p for p in self._pushes if p.entity != name]
+        self._forward()
+
+    def reset(self, scope: ResetScope = 'all') -> None:
+        """As the PyBullet engine's: 'all' rebuilds the loaded scene (time 0, rng reseeded),
+        'state' rebuilds the current entities in their initial state, 'spawned' removes the
+        spawned entities and brings deleted loaded ones back."""
+        if scope == 'spawned':
+            for name in list(self._spawned):
+                self.remove_entity(name)
+            for entity in self.scene.entities:
+                if entity.name in self._removed:
+                    self.add_entity(entity)
+                    del self._spawned[entity.name]
+            self._removed.clear()
+            return
+        if scope == 'all':
+            entities = list(self.scene.entities)
+            self._spawned.clear()
+            self._removed.clear()
+        elif scope == 'state':
+            entities = [built.entity for built in self._entities.values()]
+        else:
+            raise SimulationError(f"reset scope must be 'state', 'spawned' or 'all', not {scope!r}")
+        self._readers.clear()
+        self._pushes.clear()
+        self._steps = 0
+        self._numbers = 0
+        self._guard.reset()
+        self.rng = np.random.default_rng(self.seed)
+        self._build(entities)
+
+    def replace_scene(self, scene: Scene) -> None:
+        """Throw the world away and build ``scene`` in its place (time 0, rng reseeded)."""
+        self.scene = scene
+        self.step_length = float(scene.step_length)
+        self.reset('all')
