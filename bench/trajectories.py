@@ -1,9 +1,8 @@
 """Digests of simulated trajectories, to show that a refactoring changed no number.
 
-Usage: ``python bench/trajectories.py [--seconds 2] [--save FILE | --compare FILE]``
+Usage: ``python bench/trajectories.py [--seconds 2] [--engine pybullet] [--save FILE | --compare FILE]``
 
-For Game.ros2 (14 NAOs) and every example scene, builds a :class:`~scene_sim_ros.Simulation`
-(seed 0), commands every joint of every entity to a fixed sine-shaped target (so that servos,
+For Game.ros2 (14 NAOs) and every example scene, builds a simulation in ``--engine`` (seed 0), commands every joint of every entity to a fixed sine-shaped target (so that servos,
 wheels and contacts all move), steps ``--seconds`` of simulated time and hashes, after every
 step, the world pose of every link and the state of every joint as raw float64 bytes (SHA-256).
 The same digest before and after a change means bit-identical trajectories. ``--save`` writes
@@ -20,9 +19,11 @@ import struct
 import sys
 from pathlib import Path
 
-from scene_sim_ros import Simulation, load_scene
+from scene_sim_ros import load_scene
 from scene_sim_ros.errors import CommandError
 from scene_sim_ros.resources import example_names, example_path
+from scene_sim_ros.sim.engines import ENGINES, create_simulator
+from scene_sim_ros.sim.simulator import Simulator
 
 GAME = (Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'simrobot' /
         'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2')
@@ -34,7 +35,7 @@ def scenes() -> dict[str, Path]:
     return found
 
 
-def command(sim: Simulation, entity: str, joint: str, target: float) -> None:
+def command(sim: Simulator, entity: str, joint: str, target: float) -> None:
     """A position target where the joint has a servo, else an effort; neither for a passive one."""
     for value in ({'position': target}, {'effort': target}):
         try:
@@ -44,8 +45,8 @@ def command(sim: Simulation, entity: str, joint: str, target: float) -> None:
             continue
 
 
-def digest(path: Path, seconds: float) -> str:
-    sim = Simulation(load_scene(path), seed=0)
+def digest(path: Path, seconds: float, engine: str = ENGINES[0]) -> str:
+    sim = create_simulator(load_scene(path), engine, seed=0)
     sha = hashlib.sha256()
     joints = {name: list(sim.joint_states(name)) for name in sim.entity_names()}
     for step in range(round(seconds / sim.step_length)):
@@ -68,13 +69,14 @@ def digest(path: Path, seconds: float) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--seconds', type=float, default=2.0)
+    parser.add_argument('--engine', choices=ENGINES, default=ENGINES[0])
     group = parser.add_mutually_exclusive_group()
     group.add_argument('--save', type=Path)
     group.add_argument('--compare', type=Path)
     args = parser.parse_args()
     digests = {}
     for name, path in scenes().items():
-        digests[name] = digest(path, args.seconds)
+        digests[name] = digest(path, args.seconds, args.engine)
         print(f'{name:28s} {digests[name]}', flush=True)
     if args.save:
         args.save.write_text(json.dumps(digests, indent=1) + '\n')
