@@ -71,10 +71,10 @@ def main() -> None:
     others = [e for e in scene.entities if e.kind != 'robot']
     first = args.engines[0]
     print(f'{args.scene.name}: step {scene.step_length * 1000:.1f} ms, median of {args.runs} '
-          f'runs of {args.seconds} s, engines interleaved; ratio: RTF over {first}\'s in the '
+          f"runs of {args.seconds} s, engines interleaved; ratio: RTF over {first}'s in the "
           'same run')
     print()
-    print(f'| engine | NAOs | RTF median | min | max | ms/step | ms/step/NAO | ratio |')
+    print('| engine | NAOs | RTF median | min | max | ms/step | ms/step/NAO | ratio |')
     print('|---|---:|---:|---:|---:|---:|---:|---:|')
     summary: dict[str, dict[str, object]] = {}
     for count in args.counts:

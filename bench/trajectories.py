@@ -2,9 +2,10 @@
 
 Usage: ``python bench/trajectories.py [--seconds 2] [--engine pybullet] [--save FILE | --compare FILE]``
 
-For Game.ros2 (14 NAOs) and every example scene, builds a simulation in ``--engine`` (seed 0), commands every joint of every entity to a fixed sine-shaped target (so that servos,
-wheels and contacts all move), steps ``--seconds`` of simulated time and hashes, after every
-step, the world pose of every link and the state of every joint as raw float64 bytes (SHA-256).
+For Game.ros2 (14 NAOs) and every example scene, builds a simulation in ``--engine`` (seed 0),
+commands every joint of every entity to a fixed sine-shaped target (so that servos, wheels and
+contacts all move), steps ``--seconds`` of simulated time and hashes, after every step, the world
+pose of every link and the state of every joint as raw float64 bytes (SHA-256).
 The same digest before and after a change means bit-identical trajectories. ``--save`` writes
 the digests as JSON; ``--compare`` reads such a file and exits 1 naming each scene that differs.
 """

@@ -155,7 +155,7 @@ def test_a_ball_on_the_ground_rests_on_its_radius():
     assert sim.get_pose('ball')[0][2] == pytest.approx(0.1, abs=0.002)
 
 
-_DIGEST = '''
+_DIGEST = """
 import hashlib, math, struct, sys
 from scene_sim_ros import load_scene
 from scene_sim_ros.resources import example_path
@@ -168,7 +168,7 @@ for step in range(100):
         for link, pose in sorted(sim.link_poses(entity).items()):
             sha.update(struct.pack('<7d', *pose.position, *pose.orientation))
 print(sha.hexdigest())
-'''
+"""
 
 
 def test_two_processes_step_the_same_numbers():
