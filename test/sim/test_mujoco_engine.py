@@ -178,3 +178,17 @@ def test_two_processes_step_the_same_numbers():
     runs = [subprocess.run([sys.executable, '-c', _DIGEST, 'car'], capture_output=True,
                            text=True, check=True).stdout.strip() for _ in range(2)]
     assert len(runs[0]) == 64 and runs[0] == runs[1]
+
+
+def test_a_camera_renders_the_mujoco_world_with_the_gl_renderer():
+    """The project's GL renderer draws MuJoCo's poses: at load both engines hold the same
+    poses, so a NAO's lower camera sees the same image (mean difference < 1 of 255)."""
+    from scene_sim_ros.sim.render import egl_problem
+    if egl_problem() is not None or not GAME.is_file():
+        pytest.skip(f'no GL context or no corpus: {egl_problem() or missing(GAME)}')
+    scene = load_scene(GAME)
+    robot = next(e.name for e in scene.entities if e.kind == 'robot')
+    images = [create_simulator(scene, engine, renderer='gl').read(robot, 'CameraBottom')
+              for engine in ('pybullet', 'mujoco')]
+    assert images[1].shape == (240, 320, 3) and images[1].std() > 10.0  # field and sky
+    assert np.abs(images[0].astype(float) - images[1].astype(float)).mean() < 1.0
