@@ -44,7 +44,10 @@ class MujocoSimulation(Sensing):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.warnings: list[str] = []
-        self.release_gil = False  # MuJoCo's Python step keeps the GIL
+        # MuJoCo's functions release the GIL while they run, but a step is several calls with
+        # Python between them: no single GIL-free step for publishing to overlap (see
+        # ros/runtime/publishing.py), so the node publishes on the physics thread
+        self.release_gil = False
         self.on_gil_release: Callable[[float], None] | None = None
         self.gil_free_seconds = 0.0
         self._readers: dict[tuple[str, str], SensorReader] = {}
@@ -154,8 +157,10 @@ class MujocoSimulation(Sensing):
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
-        """Drop the model (the simulation is unusable afterwards)."""
+        """Drop the readers and the world (the simulation is unusable afterwards)."""
         self._readers.clear()
+        self._entities = {}
+        self._by_number = {}
 
     def __enter__(self) -> MujocoSimulation:
         return self
