@@ -137,9 +137,6 @@ class SpecBuilder:
         self.friction = max_rule_friction(self.scene, self.warnings)
         self.rolling = {name: contact.rolling_friction
                         for name, contact in fit_materials(self.scene).items()}
-        if any(contact.restitution > 0.0 for contact in fit_materials(self.scene).values()):
-            self._warn('restitution (bounce) is not modelled by the mujoco engine: '
-                       'contacts are inelastic')
 
     def _warn(self, message: str) -> None:
         if message not in self.warnings:

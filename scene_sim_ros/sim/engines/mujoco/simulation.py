@@ -22,6 +22,7 @@ from scene_sim_ros.errors import SimulationError
 from scene_sim_ros.scene import Entity, Pose, Scene
 from scene_sim_ros.scene.sensors import IMAGE_SENSORS
 from scene_sim_ros.scene.transforms import quat_from_axis_angle, quat_multiply, quat_normalized, vec3
+from scene_sim_ros.sim.engines.mujoco.bounce import MjBounce
 from scene_sim_ros.sim.engines.mujoco.builder import SpecBuilder, new_spec, wxyz
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
 from scene_sim_ros.sim.engines.mujoco.guard import MujocoGuard
@@ -134,6 +135,8 @@ class MujocoSimulation(Sensing):
                     geom = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name)
                     self._geom_sensor[geom] = (built.number, built.sensor_index[sensor])
         self._motors = WorldMotors(list(self._entities.values()), self.step_length)
+        self._bounce = MjBounce(self.scene, model, self.data, self._entities.values(),
+                                self.warnings)
 
     def _initial_state(self, built: MjEntity) -> None:
         entity = built.entity
@@ -177,8 +180,9 @@ class MujocoSimulation(Sensing):
         return self._steps
 
     def step(self, n: int = 1) -> None:
-        """Advance ``n`` steps: kinematic bodies, motors and forces, ``mj_step2``, then
-        ``mj_step1`` of the new state, the explosion guard and the sensors."""
+        """Advance ``n`` steps: kinematic bodies, motors and forces, ``mj_step2``, the bounces
+        (:mod:`.bounce`), then ``mj_step1`` of the new state, the explosion guard and the
+        sensors."""
         model, data = self.model, self.data
         motors = self._motors
         for _ in range(int(n)):
@@ -190,7 +194,9 @@ class MujocoSimulation(Sensing):
                     model.dof_invweight0[dofs])
             if self._pushes or self._pushed:
                 self._apply_pushes()
+            self._bounce.before_step()
             mujoco.mj_step2(model, data)
+            self._bounce.after_step()
             mujoco.mj_step1(model, data)
             self._steps += 1
             self._guard.check(self._steps)
