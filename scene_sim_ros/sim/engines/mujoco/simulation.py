@@ -28,6 +28,7 @@ from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
 from scene_sim_ros.sim.engines.mujoco.guard import MujocoGuard
 from scene_sim_ros.sim.engines.mujoco.sensing import Sensing
 from scene_sim_ros.sim.engines.mujoco.state_queries import Push
+from scene_sim_ros.sim.engines.mujoco.wires import MjWires
 from scene_sim_ros.sim.engines.mujoco.world_motors import WorldMotors
 from scene_sim_ros.sim.sensors import create_reader
 from scene_sim_ros.sim.sensors.rendering import Rendering
@@ -69,11 +70,10 @@ class MujocoSimulation(Sensing):
         self._builder = SpecBuilder(self.scene, self.spec, self.warnings)
         self._entities: dict[str, MjEntity] = {}
         self._by_number: dict[int, MjEntity] = {}
-        if self.scene.wires:
-            self._warn('wires are not built by the mujoco engine yet: '
-                       + ', '.join(w.name for w in self.scene.wires))
         for entity in entities:
             self._add_to_spec(entity)
+        self._wires = MjWires(self.spec, self.step_length, self.warnings)
+        self._wires.build(self.scene.wires, self._entities)
         self.model = self._compile()
         self.data = mujoco.MjData(self.model)
         self._index()
@@ -266,6 +266,7 @@ class MujocoSimulation(Sensing):
 
     def remove_entity(self, name: str) -> None:
         built = self._built(name)
+        self._wires.remove_entity(name)  # before its sites go with its bodies
         self.spec.delete(self.spec.body(built.body_names[0]))
         for exclude in list(self.spec.excludes):
             if exclude.bodyname1.startswith(f'{name}/'):
