@@ -6,8 +6,9 @@
 The arguments match ``scene-sim-ros run`` options one for one; both come from the option table
 (``scene_sim_ros/ros/options.py``: :func:`launch_arguments`, and :func:`launch_parameters` for
 what the node gets): ``scene`` (empty: the bundled default scene), ``namespace``,
-``use_sim_time``, ``gui``, ``renderer`` (camera renderer: auto, gl or tiny),
-``real_time_factor``, ``params_file``, ``paused``, ``worlds``, ``rviz``,
+``use_sim_time``, ``engine`` (pybullet or mujoco; empty: the parameter, else pybullet), ``gui``,
+``renderer`` (camera renderer: auto, gl or tiny), ``real_time_factor``, ``params_file``,
+``paused``, ``worlds``, ``rviz``,
 ``robot_state_publisher`` (one per robot, fed with its URDF; the simulator then leaves link TF to
 them), ``isolate`` (clock and TF in the namespace, frames prefixed with it: several simulations
 on one ROS domain), ``record`` (a rosbag2 MCAP file to record into), ``foxglove`` (the port of

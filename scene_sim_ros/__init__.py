@@ -8,6 +8,12 @@ The layers, each usable without the next::
     sim = Simulation(scene)                    # PyBullet (a sim.simulator.Simulator), no ROS
     sim.step(100)
 
+    from scene_sim_ros import create_simulator
+    sim = create_simulator(scene, 'mujoco')    # an engine by name (sim.engines.ENGINES)
+
+``Simulation`` is the PyBullet engine's class (the default engine); ``create_simulator`` builds
+any engine's simulation, typed as the ``Simulator`` Protocol that every engine implements.
+
 ``scene_sim_ros.ros`` holds the ROS 2 node (``scene_sim_ros.cli`` the command line on top of it);
 nothing else imports rclpy. The layers are contracts, checked by ``lint-imports``
 (``pyproject.toml``).
@@ -21,18 +27,18 @@ from scene_sim_ros.errors import CommandError, SceneLoadError, SceneSimError, Si
 from scene_sim_ros.formats import load_scene
 
 if TYPE_CHECKING:
-    from scene_sim_ros.sim.engines import Simulation
+    from scene_sim_ros.sim.engines import Simulation, create_simulator
 
 __version__ = '0.1.0'
 
 
 def __getattr__(name: str) -> Any:
     # PyBullet is imported only by code that simulates, so loaders stay light.
-    if name == 'Simulation':
+    if name in ('Simulation', 'create_simulator'):
         from scene_sim_ros.sim import engines
-        return engines.Simulation
+        return getattr(engines, name)
     raise AttributeError(name)
 
 
 __all__ = ['CommandError', 'SceneLoadError', 'SceneSimError', 'Simulation', 'SimulationError',
-           'load_scene']
+           'create_simulator', 'load_scene']

@@ -72,6 +72,51 @@ def test_inspect_text_summary_of_the_default_scene() -> None:
     assert 'rover' in result.stdout
 
 
+# -- inspect: the engine a run would use, and why -------------------------------------------------
+
+def test_inspect_says_which_engine_a_run_would_use_and_why(tmp_path: Path) -> None:
+    text = cli('inspect', DEFAULT_SCENE)
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()  # next to the servo law's decision (the dialect)
+    assert lines[2].startswith('  dialect: ') and lines[3] == (
+        '  engine: pybullet (the default; --engine or the parameter engine choose mujoco)')
+    params_file = tmp_path / 'params.yaml'
+    params_file.write_text('/**:\n  ros__parameters:\n    engine: mujoco\n')
+    assert inspect_json(DEFAULT_SCENE, '--params-file', str(params_file))['engine'] == {
+        'name': 'mujoco', 'chosen_by': 'parameter',
+        'reason': f'parameter engine in {params_file}'}
+    # options given win over the parameters file, as for run
+    flag = inspect_json(DEFAULT_SCENE, '--params-file', str(params_file), '--engine', 'pybullet')
+    assert flag['engine'] == {'name': 'pybullet', 'chosen_by': 'flag', 'reason': '--engine'}
+
+
+def test_inspect_refuses_a_parameters_file_naming_an_unknown_engine_in_one_line(tmp_path: Path
+                                                                                ) -> None:
+    params_file = tmp_path / 'params.yaml'
+    params_file.write_text('scene_sim:\n  ros__parameters:\n    engine: ode\n')
+    result = cli('inspect', DEFAULT_SCENE, '--params-file', params_file)
+    assert result.returncode == 2 and result.stdout == ''
+    assert result.stderr.strip() == (f"scene-sim-ros inspect: error: {params_file}: engine 'ode' "
+                                     'is not known; engines: pybullet, mujoco')
+
+
+@pytest.mark.parametrize(('text', 'engine'), [
+    ('/**:\n  ros__parameters: {engine: mujoco}\n', 'mujoco'),
+    ('/sim/scene_sim:\n  ros__parameters: {engine: mujoco}\n', 'mujoco'),
+    ('/**:\n  ros__parameters: {engine: mujoco}\nscene_sim:\n  ros__parameters: {engine: pybullet}\n',
+     'pybullet'),  # the later section wins, as rcl reads the file
+    ('other_node:\n  ros__parameters: {engine: mujoco}\n', None),
+    ('/**:\n  ros__parameters: {paused: true}\n', None),
+    ('', None),
+])
+def test_the_engine_of_a_parameters_file_is_read_for_the_sim_node(tmp_path: Path, text: str,
+                                                                   engine: str | None) -> None:
+    from scene_sim_ros.cli.engine_choice import params_file_engine
+    path = tmp_path / 'params.yaml'
+    path.write_text(text)
+    assert params_file_engine(path) == engine
+
+
 # -- scene errors -------------------------------------------------------------------------------
 
 BROKEN_SCENE = """\

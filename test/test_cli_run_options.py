@@ -43,3 +43,18 @@ def test_params_file_values_are_not_overridden_by_option_defaults(captured, tmp_
     _, parameters, ros_args = captured[0]
     assert parameters == {'gui': True}
     assert ros_args == ['--ros-args', '--params-file', str(params)]
+
+
+def test_run_engine_flag_sets_the_engine_parameter(captured):
+    cli.main(['run', '--engine', 'mujoco'])
+    _, parameters, _ = captured[0]
+    assert parameters['engine'] == 'mujoco'
+
+
+def test_run_refuses_an_unknown_engine_naming_the_engines(captured, capsys):
+    with pytest.raises(SystemExit) as exited:
+        cli.main(['run', '--engine', 'ode'])
+    assert exited.value.code == 2 and captured == []
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == ("scene-sim-ros run: error: argument --engine: invalid choice: 'ode' "
+                    "(choose from 'pybullet', 'mujoco')")

@@ -1,5 +1,6 @@
-"""Many simulations at once: scenes x seeds x parameter sets, run headless without ROS, on local
-worker processes or a Ray cluster, results in a folder (``scene-sim-ros batch SPEC.yaml``).
+"""Many simulations at once: scenes x engines x parameter sets x seeds, run headless without ROS,
+on local worker processes or a Ray cluster, results in a folder (``scene-sim-ros batch
+SPEC.yaml``).
 
     from scene_sim_ros.batch import load_spec, run_batch
     report = run_batch(load_spec('batch.yaml'), workers=2)   # or ray='auto'

@@ -26,10 +26,10 @@ def _at_least(minimum: int) -> Callable[[str], int]:
 def add_batch_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     batch = commands.add_parser(
         'batch', help='run many simulations: scenes x seeds x parameter sets (no ROS)',
-        description='Run every scene x parameter set x seed of a spec for its duration without\n'
-                    'ROS, on local worker processes or a Ray cluster, and write one folder per\n'
-                    'run plus summary.csv. Runs finished earlier (same scene content, seed,\n'
-                    'parameters) are skipped; failed ones are retried. Exit status: 0 all runs\n'
+        description='Run every scene x engine x parameter set x seed of a spec for its duration\n'
+                    'without ROS, on local worker processes or a Ray cluster, and write one folder\n'
+                    'per run plus summary.csv. Runs finished earlier (same scene content, engine,\n'
+                    'seed, parameters) are skipped; failed ones are retried. Exit status: 0 all runs\n'
                     'finished, 1 some failed, 2 a bad spec, 130 interrupted (Ctrl-C keeps what\n'
                     'finished).',
         epilog='examples:\n'

@@ -1,7 +1,7 @@
 """The results folder: one folder per run, named by its key, and one summary table.
 
     OUTPUT/runs/<key>/result.json   identity, metrics, final poses, hook values (bit-identical
-                                    on a re-run of the same scene, seed and parameters)
+                                    on a re-run of the same scene, engine, seed and parameters)
     OUTPUT/runs/<key>/samples.npz   sensor samples, when the spec records any (bytes as stable
                                     as result.json: fixed zip timestamps)
     OUTPUT/runs/<key>/attempts.json every attempt: status, error, wall time (these vary)
@@ -120,7 +120,7 @@ class ResultStore:
         status = 'ok' if result is not None else ('failed' if attempts else 'not run')
         row: dict[str, Any] = {
             'index': task.index, 'key': task.key, 'scene': task.scene_name,
-            'params': task.params_name, 'seed': task.seed, 'status': status,
+            'engine': task.engine, 'params': task.params_name, 'seed': task.seed, 'status': status,
             'attempts': len(attempts),
             'wall_s': attempts[-1]['wall_s'] if attempts else '',
             'error': '' if result is not None or not attempts else attempts[-1]['error']}
@@ -131,8 +131,8 @@ class ResultStore:
         return row
 
 
-SUMMARY_COLUMNS = ('index', 'key', 'scene', 'params', 'seed', 'status', 'attempts', 'wall_s',
-                   'error', 'sim_time')
+SUMMARY_COLUMNS = ('index', 'key', 'scene', 'engine', 'params', 'seed', 'status', 'attempts',
+                   'wall_s', 'error', 'sim_time')
 
 
 def _flatten(prefix: str, values: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
-"""The runs of a spec: one per scene x parameter set x seed, each with a key that names its
-results. The key hashes what the results depend on (the scene file's bytes, seed, parameters,
-duration, what is recorded), so that a changed scene runs again and an unchanged one is skipped.
+"""The runs of a spec: one per scene x engine x parameter set x seed, each with a key that names
+its results. The key hashes what the results depend on (the scene file's bytes, engine, seed,
+parameters, duration, what is recorded), so that a changed scene runs again and an unchanged one
+is skipped.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class RunTask:
     scene_name: str
     scene_path: str
     scene_sha256: str
+    engine: str
     seed: int
     params_name: str
     params: dict[str, Any]
@@ -36,7 +38,7 @@ class RunTask:
     def identity(self) -> dict[str, Any]:
         """What the result files say about the run (the same for every attempt and executor)."""
         return {'key': self.key, 'scene': self.scene_name, 'scene_file': Path(self.scene_path).name,
-                'scene_sha256': self.scene_sha256, 'seed': self.seed,
+                'scene_sha256': self.scene_sha256, 'engine': self.engine, 'seed': self.seed,
                 'params_name': self.params_name, 'params': self.params,
                 'duration': self.duration}
 
@@ -57,26 +59,29 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def run_key(scene_sha256: str, seed: int, params: dict[str, Any], duration: float,
+def run_key(scene_sha256: str, engine: str, seed: int, params: dict[str, Any], duration: float,
             record: dict[str, Any]) -> str:
-    canonical = json.dumps({'scene': scene_sha256, 'seed': seed, 'params': params,
-                            'duration': duration, 'record': record},
+    canonical = json.dumps({'scene': scene_sha256, 'engine': engine, 'seed': seed,
+                            'params': params, 'duration': duration, 'record': record},
                            sort_keys=True, separators=(',', ':'), default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()[:KEY_LENGTH]
 
 
 def plan_runs(spec: BatchSpec) -> list[RunTask]:
-    """Every run of ``spec`` in summary order: scenes, then parameter sets, then seeds."""
+    """Every run of ``spec`` in summary order: scenes, then engines, then parameter sets, then
+    seeds."""
     record = asdict(spec.record)
     hashes = {entry.path: file_sha256(entry.path) for entry in spec.scenes}
     tasks: list[RunTask] = []
     for entry in spec.scenes:
-        for params_name, params in spec.param_sets:
-            for seed in spec.seeds:
-                tasks.append(RunTask(
-                    key=run_key(hashes[entry.path], seed, params, spec.duration, record),
-                    index=len(tasks), scene_name=entry.name, scene_path=str(entry.path),
-                    scene_sha256=hashes[entry.path], seed=seed, params_name=params_name,
-                    params=params, duration=spec.duration, record=record,
-                    hook_dir=str(spec.base_dir), time_limit=spec.time_limit))
+        for engine in spec.engines:
+            for params_name, params in spec.param_sets:
+                for seed in spec.seeds:
+                    tasks.append(RunTask(
+                        key=run_key(hashes[entry.path], engine, seed, params, spec.duration,
+                                    record),
+                        index=len(tasks), scene_name=entry.name, scene_path=str(entry.path),
+                        scene_sha256=hashes[entry.path], engine=engine, seed=seed,
+                        params_name=params_name, params=params, duration=spec.duration,
+                        record=record, hook_dir=str(spec.base_dir), time_limit=spec.time_limit))
     return tasks

@@ -1,4 +1,5 @@
-"""The batch spec: scenes x seeds x parameter sets, how long, what to record, where to.
+"""The batch spec: scenes x engines x parameter sets x seeds, how long, what to record, where
+to.
 
 A spec is a YAML file (README, *Many simulations at once*) or the same mapping given to
 :func:`spec_from_mapping`. Scene paths and hook modules are found next to the spec (a scene may
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from scene_sim_ros.batch.yaml_nodes import Located, SpecError, load_located, plain
+from scene_sim_ros.sim.engines import ENGINES
 
 METRICS = ('fallen', 'distance')
 HOOK_CALLS = ('step', 'end')
@@ -60,14 +62,16 @@ class Recording:
 
 @dataclass(frozen=True, slots=True)
 class BatchSpec:
-    """A parsed spec. ``param_sets`` are ``(name, mapping)`` pairs; ``time_limit`` is wall
-    seconds per attempt (``None``: no limit); a failed run is tried ``1 + retries`` times."""
+    """A parsed spec. ``param_sets`` are ``(name, mapping)`` pairs; ``engines`` the physics
+    engines each run is made in (one run per engine); ``time_limit`` is wall seconds per attempt
+    (``None``: no limit); a failed run is tried ``1 + retries`` times."""
 
     scenes: tuple[SceneEntry, ...]
     seeds: tuple[int, ...]
     duration: float
     output: Path
     param_sets: tuple[tuple[str, dict[str, Any]], ...] = (('default', {}),)
+    engines: tuple[str, ...] = (ENGINES[0],)
     record: Recording = field(default_factory=Recording)
     retries: int = 1
     time_limit: float | None = 600.0
@@ -151,7 +155,7 @@ class _Fields:
                                  item)
 
 
-SPEC_KEYS = ('scenes', 'seeds', 'params', 'duration', 'record', 'output', 'retries',
+SPEC_KEYS = ('scenes', 'engine', 'seeds', 'params', 'duration', 'record', 'output', 'retries',
              'time_limit')
 
 
@@ -177,6 +181,7 @@ def _parse(root: Located, base_dir: Path, source: str,
         duration=float(duration),
         output=Path(folder).expanduser().resolve(),  # where the batch starts
         param_sets=_param_sets(spec.get('params'), spec),
+        engines=_engines(spec.get('engine'), spec),
         record=_recording(spec.get('record'), base_dir, source),
         retries=spec.integer('retries', 1),
         time_limit=time_limit,
@@ -228,6 +233,24 @@ def _scene_path(item: Located, base_dir: Path, source: str) -> Path:
             raise SpecError(f'scenes: {text!r}: no such file, and {err}', source,
                             item.line or None) from None
     raise SpecError(f'scenes: no such file: {path}', source, item.line or None)
+
+
+def _engines(node: Located | None, spec: _Fields) -> tuple[str, ...]:
+    """``engine: mujoco``, or a list (``[pybullet, mujoco]``: every run in each)."""
+    if node is None or node.value is None:
+        return (ENGINES[0],)
+    items = node.value if isinstance(node.value, list) else [node]
+    engines = []
+    for item in items:
+        if item.value not in ENGINES:
+            raise spec.error(f'engine: {item.value!r} is not known; engines: '
+                             f'{", ".join(ENGINES)}', item)
+        engines.append(str(item.value))
+    if not engines:
+        raise spec.error('engine: no engine given (leave it out for pybullet)', node)
+    if len(set(engines)) != len(engines):
+        raise spec.error('engine: an engine is listed twice', node)
+    return tuple(engines)
 
 
 def _seeds(node: Located | None, spec: _Fields) -> tuple[int, ...]:

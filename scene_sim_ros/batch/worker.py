@@ -23,21 +23,24 @@ import numpy as np
 from scene_sim_ros.batch.results import write_npz
 from scene_sim_ros.batch.runs import RunTask, file_sha256
 from scene_sim_ros.batch.spec import importable_from, resolve_hook
+from scene_sim_ros.sim.engines import ENGINES
 
 PARENT_CHECK_STEPS = 200  # how often a worker looks whether the batch that started it is gone
 
 
 @dataclass
 class RunContext:
-    """What a hook gets besides the simulation: the run's identity, a generator seeded from the
-    run's seed (use it, not global randomness, to keep runs reproducible) and ``record``, a dict
-    whose JSON-ready contents are stored in the results under ``hook``."""
+    """What a hook gets besides the simulation: the run's identity (``engine``: the physics
+    engine it runs in), a generator seeded from the run's seed (use it, not global randomness, to
+    keep runs reproducible) and ``record``, a dict whose JSON-ready contents are stored in the
+    results under ``hook``."""
 
     scene: str
     seed: int
     params: dict[str, Any]
     duration: float
     rng: np.random.Generator
+    engine: str = ENGINES[0]
     record: dict[str, Any] = field(default_factory=dict)
 
 
@@ -60,8 +63,8 @@ def execute(task: RunTask, parent_pid: int | None = None
         step_hook = _hook(recording.hook('step'))
         end_hook = _hook(recording.hook('end'))
     context = RunContext(task.scene_name, task.seed, task.params, task.duration,
-                         np.random.default_rng(task.seed))
-    with closing(create_simulator(scene, seed=task.seed)) as sim:
+                         np.random.default_rng(task.seed), task.engine)
+    with closing(create_simulator(scene, task.engine, seed=task.seed)) as sim:
         recorder = RunRecorder(sim, recording)
         steps = round(task.duration / sim.step_length)
         for _ in range(steps):

@@ -24,6 +24,7 @@ from scene_sim_ros.batch.cli import add_batch_command, cmd_batch
 from scene_sim_ros.cli.client_commands import COMMANDS as CLIENT_COMMANDS
 from scene_sim_ros.cli.client_commands import EPILOG_LINES as CLIENT_EPILOG
 from scene_sim_ros.cli.client_commands import add_client_commands, run_client_command
+from scene_sim_ros.cli.engine_choice import add_engine_flags, engine_choice
 from scene_sim_ros.errors import SceneLoadError, SceneSimError
 from scene_sim_ros.ros.options import (
     add_run_flags,
@@ -129,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_scene_args(inspect)
     inspect.add_argument('--json', action='store_true', help='print one JSON object')
+    add_engine_flags(inspect)  # --engine, --params-file: which engine run would use, and why
 
     run = commands.add_parser(
         'run', help='run the ROS 2 node on a scene (headless by default)',
@@ -229,13 +231,15 @@ def _load(args: argparse.Namespace) -> Scene:
 def cmd_inspect(args: argparse.Namespace) -> int:
     from scene_sim_ros.scene.summary import scene_summary, summary_text
     started = time.perf_counter()
+    engine = engine_choice(args.engine, args.params_file)
     scene = _load(args)
     protos = scene.metadata.get('webots_protos', {})
     if args.json:
-        json.dump({**scene_summary(scene), **({'protos': protos} if protos else {})}, sys.stdout)
+        json.dump({**scene_summary(scene), 'engine': engine.summary(),
+                   **({'protos': protos} if protos else {})}, sys.stdout)
         sys.stdout.write('\n')
     else:
-        print(summary_text(scene))
+        print(summary_text(scene, notes=[engine.line()]))
         for name, (source, location) in sorted(protos.items()):
             print(f'  PROTO {name}: {source} ({location})')
         print(f'  loaded in {time.perf_counter() - started:.2f} s')

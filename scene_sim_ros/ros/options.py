@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scene_sim_ros.sim.engines import ENGINES
+
 Value = bool | int | float | str | tuple[str, ...] | tuple[float, ...]
 """A default; arrays are tuples here (the table is immutable) and lists on the node."""
 
@@ -223,6 +225,19 @@ OPTIONS: tuple[Option, ...] = (
                'set use_sim_time on the node (default: on)',
                run_flag={'action': argparse.BooleanOptionalAction, 'default': None},
                run_default=True, read_launch=_truthy, sets='use_sim_time')),
+    Option('engine', ENGINES[0], "physics engine: 'pybullet' or 'mujoco' (read at start: a running "
+                                 'node keeps it, load_world too)',
+           command_line=CommandLine(
+               'engine', 'physics engine: pybullet or mujoco (empty: the parameter engine, else '
+                         'pybullet)', '',
+               "physics engine: pybullet (the default) or mujoco (SimRobot Core3's engine; no "
+               '--gui)',
+               run_flag={'choices': ENGINES, 'default': None}, sets='engine',
+               to_parameter=lambda engine: engine or None),
+           params_yaml=InParamsYaml(
+               'running', 'Physics engine: "pybullet" or "mujoco" (SimRobot Core3\'s engine; no '
+                          'gui). Read at start: a running node keeps its engine, also through '
+                          'load_world.')),
     Option('gui', False, 'open the PyBullet window',
            command_line=_switch('gui', 'open the PyBullet window', 'open the PyBullet window'),
            params_yaml=InParamsYaml('running', 'Open the PyBullet window.')),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from .model import Entity, Joint, Scene
@@ -100,15 +101,17 @@ def entity_lines(scene: Scene) -> list[str]:
     return lines
 
 
-def summary_text(scene: Scene) -> str:
-    """A one-screen human summary of the scene."""
+def summary_text(scene: Scene, notes: Sequence[str] = ()) -> str:
+    """A one-screen human summary of the scene; ``notes`` (how it would run: the engine) follow
+    the step length and the dialect, before the entities."""
+    dialect = scene.metadata.get('dialect')
     lines = [
         f'{scene.source or scene.name}: {scene.format} scene {scene.name!r}',
         f'  step {scene.step_length * 1000:g} ms, gravity {tuple(round(g, 4) for g in scene.gravity)}',
+        *([f'  dialect: {dialect}'] if dialect else []),
+        *(f'  {note}' for note in notes),
         *entity_lines(scene),
     ]
-    if scene.metadata.get('dialect'):
-        lines.insert(2, f'  dialect: {scene.metadata["dialect"]}')
     if scene.warnings:
         lines.append(f'  {len(scene.warnings)} warnings:')
         lines.extend(f'    {w}' for w in scene.warnings[:20])

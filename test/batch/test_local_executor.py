@@ -167,6 +167,34 @@ def test_scenes_of_equal_bytes_run_once(tmp_path: Path, monkeypatch) -> None:
     assert len(ResultStore(tmp_path / 'out').attempts(rows[0]['key'])) == 1
 
 
+ENGINE_HOOK = """\
+def end(sim, run):
+    return {'engine': run.engine, 'simulation': type(sim).__name__}
+"""
+
+
+def test_each_run_is_made_in_the_engine_of_the_spec_and_says_which(tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'engine_hook.py').write_text(ENGINE_HOOK)
+    spec = load_spec(write_spec(tmp_path, """\
+        scenes: [default]
+        engine: [pybullet, mujoco]
+        duration: 0.2
+        record: {metrics: [distance], hooks: {end: 'engine_hook:end'}}
+        output: out
+        """))
+    assert run_batch(spec, workers=2, progress=False).ok
+    rows = summary_rows(tmp_path / 'out')
+    assert [(r['engine'], r['status'], r['hook.simulation']) for r in rows] == [
+        ('pybullet', 'ok', 'Simulation'), ('mujoco', 'ok', 'MujocoSimulation')]
+    store = ResultStore(tmp_path / 'out')
+    for row in rows:
+        result = store.result(row['key'])
+        assert result['engine'] == result['hook']['engine'] == row['engine']
+        assert result['steps'] == 20 and set(result['metrics']['distance']) == {'ball', 'rover'}
+
+
 NOISY_WORLD = """\
 #VRML_SIM R2023b utf8
 WorldInfo { basicTimeStep 10 }

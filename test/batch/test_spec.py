@@ -55,6 +55,32 @@ def test_spec_reads_scenes_seeds_params_and_recording(tmp_path: Path) -> None:
         ('default', 'fast', 7)]
 
 
+def test_engines_are_an_axis_of_the_runs_and_part_of_their_identity(tmp_path: Path) -> None:
+    default = load_spec(write_spec(tmp_path, 'scenes: [default]\nduration: 1\noutput: o\n'))
+    assert default.engines == ('pybullet',)
+    one = load_spec(write_spec(tmp_path, """\
+        scenes: [default]
+        engine: mujoco
+        seeds: 2
+        duration: 1
+        output: o
+        """))
+    assert [r.engine for r in plan_runs(one)] == ['mujoco', 'mujoco']
+    both = load_spec(write_spec(tmp_path, """\
+        scenes: [default, car]
+        engine: [pybullet, mujoco]
+        seeds: 2
+        duration: 1
+        output: o
+        """))
+    runs = plan_runs(both)
+    assert [(r.scene_name, r.engine, r.seed) for r in runs[:4]] == [
+        ('default', 'pybullet', 0), ('default', 'pybullet', 1),
+        ('default', 'mujoco', 0), ('default', 'mujoco', 1)]
+    assert len({r.key for r in runs}) == len(runs) == 8  # the engine changes the key
+    assert runs[2].identity()['engine'] == 'mujoco'
+
+
 def test_run_keys_follow_scene_content_not_its_path(tmp_path: Path) -> None:
     scene = default_scene_path().read_text()
     (tmp_path / 'a.ros2').write_text(scene)
@@ -94,6 +120,12 @@ def test_shipped_example_spec_is_valid() -> None:
     ('scenes: [default]\nduration: 1\noutput: o\nparams: [{a: 1}, 3]\n', 4, 'expected a mapping'),
     ('scenes: [default]\nduration: 1\noutput: o\nparams:\n  p: {day: 2026-11-25}\n', 5,
      'params p: Object of type date is not JSON serializable'),
+    ('scenes: [default]\nduration: 1\noutput: o\nengine: ode\n', 4,
+     "engine: 'ode' is not known; engines: pybullet, mujoco"),
+    ('scenes: [default]\nduration: 1\noutput: o\nengine:\n  - mujoco\n  - bullet\n', 6,
+     "engine: 'bullet' is not known"),
+    ('scenes: [default]\nduration: 1\noutput: o\nengine: [mujoco, mujoco]\n', 4,
+     'an engine is listed twice'),
 ])
 def test_spec_errors_name_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
     path = write_spec(tmp_path, text)

@@ -119,3 +119,8 @@ def test_launch_arguments_become_parameters_as_run_options_do(tmp_path, monkeypa
     assert parameters['scene_parameters'] == ['webots.download=false']
     for off in ('0', 'off', ''):
         assert 'foxglove.port' not in launched_parameters(foxglove=off)
+
+
+def test_launch_engine_argument_sets_the_engine_and_its_default_leaves_it_to_params_file():
+    assert launched_parameters(engine='mujoco')['engine'] == 'mujoco'
+    assert 'engine' not in launched_parameters()  # engine:= empty: params_file, else pybullet

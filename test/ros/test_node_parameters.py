@@ -45,6 +45,7 @@ def test_get_parameters_for_every_listed_name_returns_every_value(client):
                           GetParameters.Request(names=names)).values
     assert len(values) == len(names)
     assert values[names.index('renderer')].string_value == 'tiny'  # run --renderer tiny
+    assert values[names.index('engine')].string_value == 'pybullet'  # the default
     unset = [n for n, v in zip(names, values) if v.type == ParameterType.PARAMETER_NOT_SET]
     assert unset == []
     by_name = dict(zip(names, values))
@@ -107,6 +108,11 @@ def test_runtime_sets_take_integers_and_refuse_wrong_types_naming_the_parameter(
     assert result.successful, result.reason
 
 
+def test_a_running_node_keeps_its_engine(client):
+    result = _set(client, 'engine', 'mujoco')
+    assert not result.successful and 'read-only' in result.reason
+
+
 def test_a_string_for_a_number_on_the_command_line_is_one_clear_error(tmp_path):
     import subprocess
     import sys
@@ -115,3 +121,18 @@ def test_a_string_for_a_number_on_the_command_line_is_one_clear_error(tmp_path):
     assert done.returncode != 0
     assert "'tf_rate' expects a number" in done.stderr
     assert 'Traceback' not in done.stderr
+
+
+@pytest.mark.parametrize(('arguments', 'line'), [
+    (['--ros-args', '-p', 'engine:=ode'], "error: engine 'ode' is not known; engines: pybullet, mujoco"),
+    (['--engine', 'mujoco', '--gui'],
+     "error: engine 'mujoco' has no window of its own (gui is PyBullet's); watch it in rviz2 or "
+     'Foxglove'),
+], ids=['unknown', 'mujoco-gui'])
+def test_an_engine_the_node_cannot_build_is_one_line_before_the_scene_loads(arguments, line):
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, '-m', 'scene_sim_ros.cli', 'run', *arguments],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip() == line  # nothing loaded, nothing logged, no traceback

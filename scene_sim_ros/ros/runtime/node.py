@@ -13,7 +13,7 @@ commands at step boundaries, steps, and publishes (``/clock``, joint states, sen
 Parameters (rows of the option table, :mod:`scene_sim_ros.ros.options`, declared by
 :mod:`.parameters` and the parts that use them; defaults and comments in
 ``config/params.yaml``): ``scene``, ``scene_parameters``, ``strict``, ``real_time_factor``,
-``paused``, ``gui``, ``seed``, ``publish_rates.<type>``, ``tf_rate``, ``world_frame``,
+``paused``, ``engine``, ``gui``, ``seed``, ``publish_rates.<type>``, ``tf_rate``, ``world_frame``,
 ``frame_prefix_entities``, ``publish_link_tf``, ``forward_controllers``,
 ``controllers.<entity>.<controller>.joints`` / ``.interface``,
 ``sensors.<entity>.<sensor>.rate`` / ``.topic``. ``real_time_factor`` and ``paused`` can be
@@ -70,6 +70,9 @@ from scene_sim_ros.sim.simulator import Simulator
 
 NODE_NAME = 'scene_sim'
 
+ENGINE_TITLES = {'pybullet': 'PyBullet', 'mujoco': 'MuJoCo'}
+"""The engines' names in the node's log (the keys are ``sim.engines.ENGINES``)."""
+
 EXTENSIONS = (
     startup.Extension('supervisor', supervisor.init, supervisor.shutdown),
     startup.Extension('outputs', outputs.init, outputs.shutdown),
@@ -90,6 +93,10 @@ class SimNode(Node):
         super().__init__(NODE_NAME, parameter_overrides=list(parameter_overrides), **node_kwargs)
         startup.own_clock_source(self)
         parameters.declare_node_parameters(self)
+        engine_error = parameters.engine_error(self)
+        if engine_error:
+            raise SceneSimError(engine_error)
+        self.engine = str(self._param('engine'))
         self.scene_path = startup.scene_path(self, scene)
         self.scene: Scene = startup.load_scene(self, self.scene_path)
         parameters.declare_entity_parameters(self, self.scene.entities)
@@ -134,22 +141,26 @@ class SimNode(Node):
         self.extensions = startup.load_extensions(self, EXTENSIONS)
         self.get_logger().info(
             f'{self.scene_path.name}: {len(self.scene.entities)} entities, step '
-            f'{self.sim.step_length * 1000:g} ms, real-time factor '
+            f'{self.sim.step_length * 1000:g} ms, {ENGINE_TITLES[self.engine]}, real-time factor '
             f'{self.stepper.real_time_factor:g}{", paused" if self.stepper.paused else ""}')
         self.get_logger().info(startup.summary(self, self.scene_path))
 
     def _build_simulation(self) -> Simulator:
-        self.get_logger().info('building the PyBullet world ...')
+        """The simulation of the scene in the engine of parameter ``engine``, read once: the
+        node keeps it while it runs (load_world replaces the scene, not the simulation)."""
+        title = ENGINE_TITLES[self.engine]
+        self.get_logger().info(f'building the {title} world ...')
         started = time.perf_counter()
         # release_gil: the physics thread owns the simulation (see .stepper), and publishing
         # overlaps the next step (see .publishing)
-        sim = create_simulator(self.scene, gui=bool(self._param('gui')),
+        sim = create_simulator(self.scene, self.engine, gui=bool(self._param('gui')),
                                seed=int(self._param('seed')),
                                renderer=str(self._param('renderer')) or None, release_gil=True)
         self.get_logger().info(f'world built in {time.perf_counter() - started:.1f} s')
         if not sim.release_gil and not self._param('gui'):  # a GUI steps with the GIL anyway
-            self.get_logger().info('PyBullet here cannot step without the GIL '
-                                   '(sim/engines/pybullet/native_step.py): publishing waits for the physics')
+            why = ' (sim/engines/pybullet/native_step.py)' if self.engine == 'pybullet' else ''
+            self.get_logger().info(f'{title} here cannot step without the GIL{why}: publishing '
+                                   'waits for the physics')
         for warning in sim.warnings:
             self.get_logger().warning(warning)
         return sim

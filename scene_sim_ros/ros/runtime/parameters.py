@@ -25,6 +25,7 @@ from scene_sim_ros.ros.bridge.names import ros_name
 from scene_sim_ros.ros.option_parameters import DeclaringNode, declare_options
 from scene_sim_ros.ros.options import node_options
 from scene_sim_ros.scene import Entity
+from scene_sim_ros.sim.engines import ENGINES
 
 NUMBER_TYPES = (int, float)
 """Numeric parameters take integers too (``real_time_factor:=0`` on a command line is one)."""
@@ -115,6 +116,18 @@ def check_numbers(node: Node) -> str | None:
             error = number_error(name, parameter.value)
             if error:
                 return error
+    return None
+
+
+def engine_error(node: Node) -> str | None:
+    """Why the ``engine`` parameter (with ``gui``) names no engine the node can build (None: it
+    does); checked before the scene is loaded, so that a typo costs no loading time."""
+    engine = value(node, 'engine')
+    if engine not in ENGINES:
+        return f'engine {engine!r} is not known; engines: {", ".join(ENGINES)}'
+    if engine != 'pybullet' and value(node, 'gui'):
+        return (f"engine {engine!r} has no window of its own (gui is PyBullet's); watch it "
+                'in rviz2 or Foxglove')
     return None
 
 
