@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
+import mujoco
 import numpy as np
 
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
@@ -31,7 +32,10 @@ class MujocoGuard(ExplosionGuard[MjEntity]):
         super().__init__(step_length, warnings, now)
         self._sim = sim
 
+    _bad_accelerations = 0
+
     def check(self, steps: int) -> None:
+        self._check_mujoco_warnings()
         if steps % self.period:
             return
         data = self._sim.data
@@ -41,6 +45,25 @@ class MujocoGuard(ExplosionGuard[MjEntity]):
                 not (speeds > MAX_SPEED).any():
             return
         super().check(steps)
+
+    def _check_mujoco_warnings(self) -> None:
+        """MuJoCo's own check: a non-finite or huge acceleration makes ``mj_step2`` reset the
+        whole state to the model's (``mj_resetData``) and count a warning; reported here once
+        per entity, naming the joint of the DOF MuJoCo names."""
+        warning = self._sim.data.warning[int(mujoco.mjtWarning.mjWARN_BADQACC)]
+        if warning.number == self._bad_accelerations:
+            return
+        self._bad_accelerations = int(warning.number)
+        model = self._sim.model
+        dof = int(warning.lastinfo)
+        body = int(model.dof_bodyid[dof]) if 0 <= dof < model.nv else 0
+        built = self._sim._by_number.get(int(self._sim._body_number[body]))
+        if built is None or built.name in self.reports:
+            return
+        link = int(np.flatnonzero(built.bodies == body)[0]) - 1
+        self._report(built.name, f'MuJoCo found a non-finite acceleration at '
+                     f'{self.where(built, link)}, t = {self._now():.3f} s, and reset every '
+                     'entity to its initial state')
 
     def _speeds(self) -> np.ndarray:
         model, data = self._sim.model, self._sim.data

@@ -11,6 +11,7 @@ load. State queries are :mod:`.state_queries`', the sensors' engine queries :mod
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -33,6 +34,17 @@ from scene_sim_ros.sim.engines.mujoco.world_motors import WorldMotors
 from scene_sim_ros.sim.sensors import create_reader
 from scene_sim_ros.sim.sensors.rendering import Rendering
 from scene_sim_ros.sim.simulator import ResetScope, SensorReader
+
+LOG = logging.getLogger('scene_sim_ros')
+
+
+def _log_mujoco_warning(message: str) -> None:
+    LOG.warning('MuJoCo: %s', message.strip())
+
+
+# MuJoCo writes its warnings to MUJOCO_LOG.TXT in the working directory unless a handler takes
+# them (process-wide); the simulation reports what matters itself (see .guard)
+mujoco.set_mju_user_warning(_log_mujoco_warning)
 
 
 class MujocoSimulation(Sensing):
