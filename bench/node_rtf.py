@@ -1,11 +1,12 @@
 """Real-time factor of the ROS node on Game.ros2 (14 NAOs) vs the bare simulation, same run.
 
 Usage: ``python bench/node_rtf.py [SCENE] [--rounds 5] [--window 8] [--robot robot1]
-[--clock-only] [--raw] [--events] [--no-cameras] [--warmup 0] [--node-args "..."]``
+[--clock-only] [--raw] [--events] [--no-cameras] [--warmup 0] [--engine pybullet]
+[--node-args "..."]``
 
 Each round, interleaved:
 
-1. **bare**: the :class:`~scene_sim_ros.Simulation` of the same scene stepped in this process
+1. **bare**: the simulation of the same scene (in ``--engine``) stepped in this process
    for ``--window`` wall seconds (no ROS);
 2. **node**: ``scene-sim-ros run SCENE --real-time-factor 0`` in a child process (joint states,
    TF and IMU of every robot published after every step, odometry at 50 Hz, /clock), while this
@@ -274,16 +275,17 @@ def main() -> None:
                         help='sim seconds the node runs before its window starts (its /clock)')
     parser.add_argument('--no-cameras', action='store_true',
                         help='leave out the round with cameras subscribed')
+    parser.add_argument('--engine', default='pybullet', help='the engine of both bare and node')
     parser.add_argument('--node-args', default='', help='more `scene-sim-ros run` arguments, '
                         'e.g. "--no-use-sim-time" or "--ros-args -p tf_rate:=30.0"')
     args = parser.parse_args()
     log_dir = tempfile.mkdtemp(prefix='node_rtf_')
     isolate_ros(log_dir)
 
-    from scene_sim_ros import Simulation, load_scene
+    from scene_sim_ros import create_simulator, load_scene
     scene = load_scene(args.scene)
     robots = [e.name for e in scene.entities if e.kind == 'robot']
-    sim = Simulation(scene)
+    sim = create_simulator(scene, args.engine)
     sim.step(round(0.5 / sim.step_length))
     client = Client(robots, consume=not args.clock_only, raw=args.raw, events=args.events)
     client.step_length = scene.step_length
@@ -296,7 +298,8 @@ def main() -> None:
             bare_cpu.append(cpu)
             p, c, cpu = node_round(args.scene, client, args.window,
                                    None if args.no_cameras else args.robot, log_dir,
-                                   args.node_args.split(), args.warmup)
+                                   ['--engine', args.engine, *args.node_args.split()],
+                                   args.warmup)
             plain.append(p)
             cameras.append(c)
             node_cpu.append(cpu)
@@ -329,7 +332,7 @@ def main() -> None:
     print(f"\n{result['scene']} ({result['robots']} robots, step {scene.step_length * 1000:g} ms), "
           f'median of {args.rounds} rounds of {args.window:g} s, load average '
           f'{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:')
-    print(f"  bare Simulation       RTF {result['bare_rtf']:.3f}")
+    print(f"  bare simulation       RTF {result['bare_rtf']:.3f}   ({args.engine})")
     print(f"  consumer: {result['consumer']}")
     print(f"  node                  RTF {result['node_rtf']:.3f}   "
           f"x{result['node_over_bare']:.2f} of bare")
