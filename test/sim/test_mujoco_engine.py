@@ -192,3 +192,15 @@ def test_a_camera_renders_the_mujoco_world_with_the_gl_renderer():
               for engine in ('pybullet', 'mujoco')]
     assert images[1].shape == (240, 320, 3) and images[1].std() > 10.0  # field and sky
     assert np.abs(images[0].astype(float) - images[1].astype(float)).mean() < 1.0
+
+
+def test_a_link_velocity_is_its_frame_origins_not_its_centre_of_masss():
+    """The Protocol's linear velocity is the link frame origin's: a body spinning about its own
+    frame origin, its centre of mass 0.1 m away, reads no linear velocity there."""
+    link = Link('spinner', Inertial(1.0, (0.1, 0.0, 0.0), (0.01, 0.0, 0.0, 0.01, 0.0, 0.01)))
+    sim = create_simulator(Scene('spin', (Entity('spinner', 'object', (link,)),),
+                                 gravity=(0.0, 0.0, 0.0)), 'mujoco')
+    sim.set_velocity('spinner', (0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+    linear, angular = sim.get_velocity('spinner')
+    assert linear == pytest.approx((0.0, 0.0, 0.0), abs=1e-12)
+    assert angular == pytest.approx((0.0, 0.0, 1.0), abs=1e-12)

@@ -69,7 +69,6 @@ class MujocoSimulation(Sensing):
         self._removed: set[str] = set()
         self._pushes: list[Push] = []
         self._pushed = False  # xfrc_applied holds pushes
-        self._velocity_buffer = np.zeros(6)
         self._steps = 0
         self._numbers = 0
         self.rendering = Rendering(self, 'gl' if renderer in (None, 'auto') else renderer)
