@@ -10,22 +10,25 @@ joints, no friction loss).
 - **Bodies**: one per model link, its frame the link frame (joint origin in the parent), mass
   and principal inertia as :func:`~scene_sim_ros.sim.link_layout.principal_inertia` gives them
   (inertia is never inferred from geoms). A movable entity's root gets a free joint, a
-  kinematic one is a mocap body, a fixed one is welded to the world.
+  kinematic one is a mocap body, a fixed one is welded to the world. Bodies and joints are
+  named ``entity/link`` and ``entity/joint``; a name taken twice (MuJoCo refuses it) is a
+  :class:`~scene_sim_ros.errors.SimulationError`.
 - **Joints**: hinge, slide and ball; limits become ranges, except under a Core2 (ODE) servo,
   which keeps its joint in range itself (as the PyBullet engine); a joint's damping and friction
   (friction loss) as the format gives them.
-- **Collision groups** (Core3): static entities share group 0, every movable entity has its own
-  (1..30, reused cyclically beyond 30 with a warning); with ``Scene.body_collisions`` false all
-  movable entities share group 1, so they collide with the static world only. An entity with
-  ``self_collision`` collides with its own links (parent/child pairs excepted); explicit
-  ``collision_group``/``collision_mask`` become contype/conaffinity.
+- **Collision groups**: Core3's, for any number of entities (:mod:`.collision_filters`).
 - **Friction**: MuJoCo combines two geoms' friction by the maximum, not the product the PyBullet
   engine fits (:func:`max_rule_friction`); a material's rolling friction (a deceleration, as in
   SimRobot) becomes MuJoCo's rolling coefficient with condim 6.
 - **Shapes**: box, sphere, cylinder, capsule, plane, mesh (MuJoCo collides its convex hull),
   mesh files (.obj/.stl by MuJoCo, others through trimesh), tori as convex ring segments,
   height fields as MuJoCo height fields. Visual shapes are not built: the project's renderer
-  draws the model.
+  draws the model. What MuJoCo cannot build is left out, with one warning per kind naming every
+  case: a shape with a size that is not positive, a plane on a moving body (MuJoCo refuses it;
+  Webots' Plane "can only be used in static objects", Webots reference plane.md, and ODE's
+  plane is not placeable either), a flat mesh (its convex hull has no volume) or one whose
+  surface is below MuJoCo's 1e-15 m^2. A mesh's inertia is computed as a shell, which MuJoCo
+  needs for meshes under about 10 um, as the builder takes no inertia from geoms.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 
+from scene_sim_ros.errors import SimulationError
 from scene_sim_ros.scene import Collision, Entity, Joint, Link, Pose, Scene, ServoMotor
 from scene_sim_ros.scene.geometry import (
     Box,
@@ -51,6 +55,7 @@ from scene_sim_ros.scene.geometry import (
     Torus,
 )
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
+from scene_sim_ros.sim.engines.mujoco.collision_filters import Bits, CollisionFilters
 from scene_sim_ros.sim.link_layout import (
     MIN_MASS,
     MIN_PRINCIPAL_INERTIA,
@@ -65,8 +70,9 @@ from scene_sim_ros.sim.torque_servos import ARMATURE, DAMPING, is_torque_control
 
 SOLVER_ITERATIONS = 50  # SimRobotCore3 Simulation.cpp
 SOLVER_TOLERANCE = 1e-6
-MAX_GROUP = 30  # collision group bits 1..30 (contype is a signed 32-bit int)
 MUJOCO_MESH_SUFFIXES = ('.obj', '.stl')
+MIN_MESH_AREA = 1e-14  # m^2: MuJoCo refuses a mesh whose surface is below mjMINVAL (1e-15)
+LISTED = 6  # cases a warning names before it counts the rest
 JOINT_TYPES = {'revolute': mujoco.mjtJoint.mjJNT_HINGE, 'continuous': mujoco.mjtJoint.mjJNT_HINGE,
                'prismatic': mujoco.mjtJoint.mjJNT_SLIDE, 'ball': mujoco.mjtJoint.mjJNT_BALL}
 
@@ -99,25 +105,64 @@ def new_spec(scene: Scene) -> mujoco.MjSpec:
 def max_rule_friction(scene: Scene, warnings: list[str]) -> dict[str, float]:
     """Per material a friction coefficient for MuJoCo's maximum rule: the smallest value of
     the pairs the scene lists for it (so that a listed pair's slipperier value wins over the
-    material's others), else the product fit's value. A listed pair the maximum rule cannot
-    give within 1 % is named in a warning."""
+    material's others), else the product fit's value. The listed pairs of materials that some
+    link uses which the maximum rule cannot give within 1 % are named in one warning."""
     fitted = {name: contact.friction for name, contact in fit_materials(scene).items()}
+    used = [(pair.material_a, pair.material_b, pair.friction) for pair in scene.material_pairs
+            if pair.friction is not None and pair.material_a in fitted
+            and pair.material_b in fitted]
     listed: dict[str, list[float]] = {}
-    for pair in scene.material_pairs:
-        if pair.friction is not None:
-            listed.setdefault(pair.material_a, []).append(pair.friction)
-            listed.setdefault(pair.material_b, []).append(pair.friction)
+    for a, b, value in used:
+        listed.setdefault(a, []).append(value)
+        listed.setdefault(b, []).append(value)
     friction = {name: min(listed[name]) if name in listed else value
                 for name, value in fitted.items()}
-    for pair in scene.material_pairs:
-        if pair.friction is None:
-            continue
-        got = max(friction.get(pair.material_a, 1.0), friction.get(pair.material_b, 1.0))
-        if abs(got - pair.friction) > 0.01 * max(pair.friction, 1e-9):
-            warnings.append(f'material pair {pair.material_a!r}/{pair.material_b!r}: friction '
-                            f'{pair.friction:g} becomes {got:g} in the mujoco engine (MuJoCo '
-                            "combines the larger of two materials' values)")
+    missed = []
+    for a, b, value in used:
+        got = max(friction[a], friction[b])
+        if abs(got - value) > 0.01 * max(value, 1e-9):
+            missed.append(f'{a}/{b} {value:g} -> {got:g}')
+    if missed:
+        message = ('material pairs whose friction becomes another in the mujoco engine (MuJoCo '
+                   f"combines the larger of two materials' values): {listing(missed)}")
+        if message not in warnings:
+            warnings.append(message)
     return friction
+
+
+def listing(items: Sequence[str]) -> str:
+    """``items`` joined, the first :data:`LISTED` of them and a count of the others."""
+    shown = ', '.join(items[:LISTED])
+    return shown if len(items) <= LISTED else f'{shown} and {len(items) - LISTED} more'
+
+
+@dataclass(frozen=True)
+class Where:
+    """The link a shape belongs to, for warnings and the rules that depend on it."""
+
+    entity: Entity
+    link: Link
+    moves: bool  # a joint moves the link's body (MuJoCo: not a static body)
+
+    def __str__(self) -> str:
+        return f'{self.entity.name}/{self.link.name}'
+
+
+Part = tuple[mujoco.mjtGeom, list[float], Pose, str]  # geom type, size, pose, mesh/hfield name
+
+# kinds of shapes MuJoCo cannot build -> the warning naming them ({} lists them)
+LEFT_OUT = {
+    'size': 'shapes whose size is not positive are left out in the mujoco engine (MuJoCo '
+            'refuses them): {}',
+    'plane': 'planes on moving bodies are left out in the mujoco engine (MuJoCo takes planes on '
+             "static bodies only, as Webots' Plane and ODE's plane): {}",
+    'flat': 'flat meshes are left out in the mujoco engine (MuJoCo collides a mesh as its '
+            'convex hull, which has no volume here): {}',
+    'tiny': 'meshes smaller than MuJoCo builds (surface below 1e-14 m^2) are left out in the '
+            'mujoco engine: {}',
+    'unreadable': 'mesh files that could not be read are left out in the mujoco engine: {}',
+    'hull': 'static meshes collide as their convex hulls in the mujoco engine: {}',
+}
 
 
 @dataclass
@@ -129,11 +174,12 @@ class SpecBuilder:
     warnings: list[str]
     friction: dict[str, float] = field(default_factory=dict)
     rolling: dict[str, float] = field(default_factory=dict)
-    _meshes: dict[tuple[str, tuple[float, ...]], str] = field(default_factory=dict)
+    _meshes: dict[tuple[str, tuple[float, ...]], str | None] = field(default_factory=dict)
     _hfields: dict[str, str] = field(default_factory=dict)
-    _next_group: int = 1
+    _listed: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.filters = CollisionFilters(self.spec, self.scene.body_collisions)
         self.friction = max_rule_friction(self.scene, self.warnings)
         self.rolling = {name: contact.rolling_friction
                         for name, contact in fit_materials(self.scene).items()}
@@ -142,66 +188,86 @@ class SpecBuilder:
         if message not in self.warnings:
             self.warnings.append(message)
 
+    def _left_out(self, kind: str, case: str) -> None:
+        """Name ``case`` in the one warning of ``kind`` (:data:`LEFT_OUT`), which it updates."""
+        cases = self._listed.setdefault(kind, [])
+        if case in cases:
+            return
+        before = LEFT_OUT[kind].format(listing(cases)) if cases else None
+        cases.append(case)
+        after = LEFT_OUT[kind].format(listing(cases))
+        if before is not None and before in self.warnings:
+            at = self.warnings.index(before)
+            if after in self.warnings:  # a rebuild (reset) meets the cases again
+                del self.warnings[at]
+            else:
+                self.warnings[at] = after
+        else:
+            self._warn(after)
+
     # -- entities --------------------------------------------------------------------------
     def add(self, entity: Entity, number: int, step_length: float) -> MjEntity:
         order, parent_joint = link_order(entity)
         fixed = entity.fixed_base or entity.kind == 'static'
-        contype, conaffinity = self._collision_bits(entity, fixed and not entity.kinematic)
+        static = fixed and not entity.kinematic
+        bits = self.filters.bits(entity, static, len(order))
         sensor_geoms: dict[str, list[str]] = {}
         sensor_of: dict[int, list[str]] = {}
         for helper in sensor_links(entity, self.warnings):
             for collision in helper.collisions:
                 sensor_of[id(collision)] = helper.sensors
         bodies: dict[str, mujoco.MjsBody] = {}
+        moves: dict[str, bool] = {}
         for i, link in enumerate(order):
             joint = parent_joint.get(link.name)
             parent = self.spec.worldbody if joint is None else bodies[joint.parent]
             pose = entity.pose if joint is None else joint.origin
-            body = parent.add_body(name=f'{entity.name}/{link.name}', pos=list(pose.position),
-                                   quat=wxyz(pose.orientation))
+            body = parent.add_body(name=self._free_name('body', entity, link.name),
+                                   pos=list(pose.position), quat=wxyz(pose.orientation))
             bodies[link.name] = body
-            moving = i > 0 or not (fixed or entity.kinematic)
-            self._set_inertia(body, link, movable=moving)
+            moves[link.name] = not (fixed or entity.kinematic) if joint is None else \
+                moves[joint.parent] or joint.type in JOINT_TYPES
+            self._set_inertia(body, link, movable=i > 0 or not (fixed or entity.kinematic))
             if joint is None:
                 if entity.kinematic:
                     body.mocap = True
                 elif not fixed:
-                    body.add_freejoint(name=f'{entity.name}/$root')
+                    body.add_freejoint(name=self._free_name('joint', entity, '$root'))
             else:
                 self._add_joint(body, entity, joint)
+            where = Where(entity, link, moves[link.name])
             for k, collision in enumerate(link.collisions):
-                names = self._add_geoms(body, collision, f'{entity.name}/{link.name}/{k}',
-                                        link, contype, conaffinity, entity)
+                names = self._add_geoms(body, collision, f'{body.name}/{k}', where, bits)
                 for sensor in sensor_of.get(id(collision), []):
                     sensor_geoms.setdefault(sensor, []).extend(names)
-        self._exclude(entity, bodies)
+        self.filters.exclude(entity, static, bits, {n: b.name for n, b in bodies.items()},
+                             {j.child: j.parent for j in parent_joint.values()})
         index = {link.name: i - 1 for i, link in enumerate(order)}
         movable = tuple(j for j in entity.joints if j.movable and j.child in index)
         return MjEntity(
             entity=entity, number=number, link_index=index,
             link_names={i: name for name, i in index.items()},
-            body_names=[f'{entity.name}/{link.name}' for link in order],
+            body_names=[bodies[link.name].name for link in order],
             movable_joints=movable, motors=MotorBank(movable, step_length), fixed=fixed,
             kinematic=entity.kinematic, sensor_geoms=sensor_geoms,
             kinematic_pose=entity.pose if entity.kinematic else None,
             kinematic_velocity=(entity.linear_velocity, entity.angular_velocity))
 
-    def _collision_bits(self, entity: Entity, static: bool) -> tuple[int, int]:
-        group, mask = entity.collision_group, entity.collision_mask
-        if group is not None or mask is not None:
-            return (1 if group is None else group), (-1 if mask is None else mask)
-        if static:
-            bit = 0
-        elif not self.scene.body_collisions:
-            bit = 1
-        else:
-            bit = self._next_group
-            self._next_group = self._next_group % MAX_GROUP + 1
-            if self._next_group == 1:
-                self._warn(f'more than {MAX_GROUP} movable entities: MuJoCo has {MAX_GROUP} '
-                           'collision groups here; entities sharing one do not collide')
-        contype = 1 << bit
-        return contype, (-1 if entity.self_collision else ~contype)
+    def remove(self, name: str) -> None:
+        """Forget entity ``name``'s collision rules (the caller deletes its bodies)."""
+        self.filters.remove(name)
+
+    def _free_name(self, kind: str, entity: Entity, name: str) -> str:
+        """``entity/name``, which no other body (or joint) of the world may have: MuJoCo refuses
+        a repeated name, and names with '/' can join to another entity's."""
+        full = f'{entity.name}/{name}'
+        taken = self.spec.body(full) if kind == 'body' else self.spec.joint(full)
+        if taken is not None:
+            raise SimulationError(f'entity {entity.name!r}: the MuJoCo {kind} name {full!r} '
+                                  'is taken (a repeated name, or names with "/" that join to '
+                                  "another's); the mujoco engine needs unique entity/link and "
+                                  'entity/joint names')
+        return full
 
     def _set_inertia(self, body: mujoco.MjsBody, link: Link, movable: bool) -> None:
         mass, frame, moments = principal_inertia(link, movable=movable)
@@ -215,7 +281,7 @@ class SpecBuilder:
         kind = JOINT_TYPES.get(joint.type)
         if kind is None:
             return  # fixed: the body is welded to its parent
-        added = body.add_joint(name=f'{entity.name}/{joint.name}', type=kind,
+        added = body.add_joint(name=self._free_name('joint', entity, joint.name), type=kind,
                                axis=list(joint.axis))
         if joint.type == 'ball':
             return
@@ -230,20 +296,15 @@ class SpecBuilder:
         else:
             added.limited = mujoco.mjtLimited.mjLIMITED_FALSE
 
-    def _exclude(self, entity: Entity, bodies: dict[str, mujoco.MjsBody]) -> None:
-        for a, b in entity.disabled_collisions:
-            if a in bodies and b in bodies and entity.self_collision:
-                self.spec.add_exclude(bodyname1=bodies[a].name, bodyname2=bodies[b].name)
-
     # -- shapes ----------------------------------------------------------------------------
-    def _add_geoms(self, body: mujoco.MjsBody, collision: Collision, name: str, link: Link,
-                   contype: int, conaffinity: int, entity: Entity) -> list[str]:
-        material = link_material(link)
+    def _add_geoms(self, body: mujoco.MjsBody, collision: Collision, name: str, where: Where,
+                   bits: Bits) -> list[str]:
+        material = link_material(where.link)
         friction = self.friction.get(material, 1.0)
         rolling = self.rolling.get(material, 0.0)
-        roll = rolling_coefficient(link, rolling, self._gravity) if rolling > 0.0 else 0.0
+        roll = rolling_coefficient(where.link, rolling, self._gravity) if rolling > 0.0 else 0.0
         names = []
-        for k, (kind, size, pose, asset) in enumerate(self._parts(collision.shape, entity)):
+        for k, (kind, size, pose, asset) in enumerate(self._parts(collision.shape, where)):
             geom = body.add_geom(name=f'{name}.{k}', type=kind, size=size,
                                  pos=list((collision.pose * pose).position),
                                  quat=wxyz((collision.pose * pose).orientation))
@@ -252,7 +313,7 @@ class SpecBuilder:
                     geom.hfieldname = asset
                 else:
                     geom.meshname = asset
-            geom.contype, geom.conaffinity = contype, conaffinity
+            geom.contype, geom.conaffinity = bits.contype, bits.conaffinity
             geom.condim = 6 if roll > 0.0 else 3
             geom.friction = [friction, 0.0, roll]
             names.append(geom.name)
@@ -262,66 +323,83 @@ class SpecBuilder:
     def _gravity(self) -> float:
         return math.sqrt(sum(g * g for g in self.scene.gravity))
 
-    def _parts(self, shape: Shape, entity: Entity
-               ) -> list[tuple[mujoco.mjtGeom, list[float], Pose, str]]:
-        """(geom type, size, pose in the collision frame, mesh or height field name)."""
+    def _parts(self, shape: Shape, where: Where) -> list[Part]:
+        """The geoms of ``shape`` (none where MuJoCo cannot build it, said in a warning)."""
         geom = mujoco.mjtGeom
+        sizes = _sizes(shape)
+        if sizes is not None and min(sizes) <= 0.0:
+            self._left_out('size', f'{where} {shape.kind} {_shown(sizes)}')
+            return []
         if isinstance(shape, Box):
             return [(geom.mjGEOM_BOX, [s / 2.0 for s in shape.size], Pose(), '')]
         if isinstance(shape, Sphere):
             return [(geom.mjGEOM_SPHERE, [shape.radius, 0.0, 0.0], Pose(), '')]
         if isinstance(shape, Cylinder):
             return [(geom.mjGEOM_CYLINDER, [shape.radius, shape.length / 2.0, 0.0], Pose(), '')]
+        if isinstance(shape, Capsule) and shape.length <= 0.0:  # a capsule of no length
+            return [(geom.mjGEOM_SPHERE, [shape.radius, 0.0, 0.0], Pose(), '')]
         if isinstance(shape, Capsule):
             return [(geom.mjGEOM_CAPSULE, [shape.radius, shape.length / 2.0, 0.0], Pose(), '')]
         if isinstance(shape, Plane):
+            if where.moves:
+                self._left_out('plane', str(where))
+                return []
             return [(geom.mjGEOM_PLANE, [0.0, 0.0, 1.0], Pose(), '')]
         if isinstance(shape, Torus):
-            pieces = [self._mesh_part(piece, (1.0, 1.0, 1.0)) for piece in torus_segments(shape)]
+            pieces = [self._mesh_part(piece, (1.0, 1.0, 1.0), where)
+                      for piece in torus_segments(shape)]
             return [piece for piece in pieces if piece is not None]
         if isinstance(shape, Mesh):
-            part = self._mesh_part(shape, (1.0, 1.0, 1.0))
-            if part is not None and (entity.fixed_base or entity.kind == 'static'):
-                self._warn(f'entity {entity.name!r}: a static mesh collides as its convex hull '
-                           'in the mujoco engine')
+            part = self._mesh_part(shape, (1.0, 1.0, 1.0), where)
+            if part is not None and not where.moves:
+                self._left_out('hull', where.entity.name)
             return [] if part is None else [part]
         if isinstance(shape, MeshFile):
-            part = self._mesh_file_part(shape)
+            part = self._mesh_file_part(shape, where)
             return [] if part is None else [part]
         if isinstance(shape, Heightfield):
             return [self._heightfield_part(shape)]
         self._warn(f'shape {type(shape).__name__} is not built by the mujoco engine')
         return []
 
-    def _mesh_part(self, mesh: Mesh, scale: tuple[float, ...]
-                   ) -> tuple[mujoco.mjtGeom, list[float], Pose, str] | None:
-        vertices = np.asarray(mesh.vertices, dtype=np.float64) * np.asarray(scale)
-        if len(vertices) < 4 or np.linalg.matrix_rank(vertices - vertices.mean(0), tol=1e-9) < 3:
-            self._warn(f'mesh {mesh.name or mesh.digest[:8]!r} is flat: MuJoCo collides a mesh '
-                       'as its convex hull, which has no volume; shape skipped')
-            return None
+    def _mesh_part(self, mesh: Mesh, scale: tuple[float, ...], where: Where) -> Part | None:
         key = (mesh.digest, tuple(scale))
         if key not in self._meshes:
-            name = f'mesh{len(self._meshes)}'
-            self.spec.add_mesh(name=name, uservert=vertices.ravel().tolist(),
-                               userface=np.asarray(mesh.triangles).ravel().tolist())
-            self._meshes[key] = name
-        return mujoco.mjtGeom.mjGEOM_MESH, [0.0, 0.0, 0.0], Pose(), self._meshes[key]
+            self._meshes[key] = self._add_mesh(mesh, scale, where)
+        name = self._meshes[key]
+        if name is None:
+            return None
+        return mujoco.mjtGeom.mjGEOM_MESH, [0.0, 0.0, 0.0], Pose(), name
 
-    def _mesh_file_part(self, shape: MeshFile
-                        ) -> tuple[mujoco.mjtGeom, list[float], Pose, str] | None:
+    def _add_mesh(self, mesh: Mesh, scale: tuple[float, ...], where: Where) -> str | None:
+        """The name of ``mesh`` added as a MuJoCo mesh, None where MuJoCo cannot build it."""
+        vertices = np.asarray(mesh.vertices, dtype=np.float64) * np.asarray(scale)
+        triangles = np.asarray(mesh.triangles, dtype=np.int64).reshape(-1, 3)
+        label = f'{where} {mesh.name or mesh.digest[:8]}'
+        if len(vertices) < 4 or np.linalg.matrix_rank(vertices - vertices.mean(0), tol=1e-9) < 3:
+            self._left_out('flat', label)
+            return None
+        if _surface(vertices, triangles) < MIN_MESH_AREA:
+            self._left_out('tiny', label)
+            return None
+        name = f'mesh{len(self._meshes)}'
+        added = self.spec.add_mesh(name=name, uservert=vertices.ravel().tolist(),
+                                   userface=triangles.ravel().tolist())
+        added.inertia = mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL  # volume: see module doc
+        return name
+
+    def _mesh_file_part(self, shape: MeshFile, where: Where) -> Part | None:
         try:
             import trimesh
             loaded = trimesh.load(str(shape.path), force='mesh')
         except Exception as error:  # any reader's error: the shape is left out, said once
-            self._warn(f'{shape.path}: mesh not readable ({error}); shape skipped')
+            self._left_out('unreadable', f'{shape.path} ({error})')
             return None
         vertices, faces = loaded.vertices, loaded.faces  # type: ignore[attr-defined]
         mesh = Mesh(np.asarray(vertices), np.asarray(faces), name=shape.path.name)
-        return self._mesh_part(mesh, tuple(shape.scale))
+        return self._mesh_part(mesh, tuple(shape.scale), where)
 
-    def _heightfield_part(self, field: Heightfield
-                          ) -> tuple[mujoco.mjtGeom, list[float], Pose, str]:
+    def _heightfield_part(self, field: Heightfield) -> Part:
         heights = np.asarray(field.heights, dtype=np.float64)
         low, high = float(heights.min()), float(heights.max())
         span = max(high - low, 1e-6)
@@ -335,3 +413,28 @@ class SpecBuilder:
         return (mujoco.mjtGeom.mjGEOM_HFIELD, [0.0, 0.0, 0.0], Pose((0.0, 0.0, low)),
                 self._hfields[field.digest])
 
+
+def _sizes(shape: Shape) -> tuple[float, ...] | None:
+    """The dimensions of a primitive or height field, which MuJoCo needs positive."""
+    if isinstance(shape, Box):
+        return tuple(shape.size)
+    if isinstance(shape, Sphere):
+        return (shape.radius,)
+    if isinstance(shape, Cylinder):
+        return shape.radius, shape.length
+    if isinstance(shape, Capsule):
+        return (shape.radius,)  # one of no length is a sphere
+    if isinstance(shape, Heightfield):
+        return shape.size_x, shape.size_y
+    return None
+
+
+def _shown(sizes: Sequence[float]) -> str:
+    return '(' + ', '.join(f'{s:g}' for s in sizes) + ')'
+
+
+def _surface(vertices: np.ndarray, triangles: np.ndarray) -> float:
+    """The total area of the triangles (m^2)."""
+    corners = vertices[triangles]
+    normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    return float(np.linalg.norm(normals, axis=1).sum() / 2.0)

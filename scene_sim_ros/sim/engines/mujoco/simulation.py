@@ -279,9 +279,7 @@ class MujocoSimulation(Sensing):
         built = self._built(name)
         self._wires.remove_entity(name)  # before its sites go with its bodies
         self.spec.delete(self.spec.body(built.body_names[0]))
-        for exclude in list(self.spec.excludes):
-            if exclude.bodyname1.startswith(f'{name}/'):
-                self.spec.delete(exclude)
+        self._builder.remove(name)  # its excluded body pairs
         del self._entities[name]
         del self._by_number[built.number]
         self._pushes = [p for p in self._pushes if p.entity != name]
