@@ -130,7 +130,7 @@ class MujocoSimulation(Sensing):
                 for name in names:
                     geom = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name)
                     self._geom_sensor[geom] = (built.number, built.sensor_index[sensor])
-        self._motors = WorldMotors(list(self._entities.values()), self.step_length)
+        self._motors = WorldMotors(list(self._entities.values()), self.step_length, model)
 
     def _initial_state(self, built: MjEntity) -> None:
         entity = built.entity
@@ -179,13 +179,11 @@ class MujocoSimulation(Sensing):
         for _ in range(int(n)):
             self._move_kinematic()
             if motors.count:
-                dofs = motors.dofs
-                data.qfrc_applied[dofs] = motors.torques(
-                    data.qpos[motors.qpos], data.qvel[dofs], data.qfrc_bias[dofs],
-                    model.dof_invweight0[dofs])
+                data.qfrc_applied[motors.dofs] = motors.torques(model, data)
             if self._pushes or self._pushed:
                 self._apply_pushes()
             mujoco.mj_step2(model, data)
+            motors.after_solve(data)
             mujoco.mj_step1(model, data)
             self._steps += 1
             self._guard.check(self._steps)
