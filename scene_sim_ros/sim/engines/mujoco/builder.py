@@ -19,9 +19,12 @@ joints, no friction loss).
   movable entities share group 1, so they collide with the static world only. An entity with
   ``self_collision`` collides with its own links (parent/child pairs excepted); explicit
   ``collision_group``/``collision_mask`` become contype/conaffinity.
-- **Friction**: MuJoCo combines two geoms' friction by the maximum, not the product the PyBullet
-  engine fits (:func:`max_rule_friction`); a material's rolling friction (a deceleration, as in
-  SimRobot) becomes MuJoCo's rolling coefficient with condim 6.
+- **Friction**: MuJoCo combines two geoms' friction by priority, then by the maximum, not the
+  product the PyBullet engine fits (:mod:`.contact_materials` chooses priorities and values);
+  condim 3. A material's rolling friction (a deceleration, as in SimRobot) is a torque the
+  engine applies (:mod:`.rolling`, coefficients in :attr:`SpecBuilder.rolling_geoms`): MuJoCo's
+  own (condim 6) shares its pyramidal cone with the sliding friction, and a ball rolled with
+  9 % less deceleration than the scene gives, slipping at 0.12 m/s.
 - **Shapes**: box, sphere, cylinder, capsule, plane, mesh (MuJoCo collides its convex hull),
   mesh files (.obj/.stl by MuJoCo, others through trimesh), tori as convex ring segments,
   height fields as MuJoCo height fields. Visual shapes are not built: the project's renderer
@@ -51,6 +54,11 @@ from scene_sim_ros.scene.geometry import (
     Torus,
 )
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
+from scene_sim_ros.sim.engines.mujoco.contact_materials import (
+    GeomFriction,
+    material_frictions,
+    material_rolling,
+)
 from scene_sim_ros.sim.link_layout import (
     MIN_MASS,
     MIN_PRINCIPAL_INERTIA,
@@ -96,30 +104,6 @@ def new_spec(scene: Scene) -> mujoco.MjSpec:
     return spec
 
 
-def max_rule_friction(scene: Scene, warnings: list[str]) -> dict[str, float]:
-    """Per material a friction coefficient for MuJoCo's maximum rule: the smallest value of
-    the pairs the scene lists for it (so that a listed pair's slipperier value wins over the
-    material's others), else the product fit's value. A listed pair the maximum rule cannot
-    give within 1 % is named in a warning."""
-    fitted = {name: contact.friction for name, contact in fit_materials(scene).items()}
-    listed: dict[str, list[float]] = {}
-    for pair in scene.material_pairs:
-        if pair.friction is not None:
-            listed.setdefault(pair.material_a, []).append(pair.friction)
-            listed.setdefault(pair.material_b, []).append(pair.friction)
-    friction = {name: min(listed[name]) if name in listed else value
-                for name, value in fitted.items()}
-    for pair in scene.material_pairs:
-        if pair.friction is None:
-            continue
-        got = max(friction.get(pair.material_a, 1.0), friction.get(pair.material_b, 1.0))
-        if abs(got - pair.friction) > 0.01 * max(pair.friction, 1e-9):
-            warnings.append(f'material pair {pair.material_a!r}/{pair.material_b!r}: friction '
-                            f'{pair.friction:g} becomes {got:g} in the mujoco engine (MuJoCo '
-                            "combines the larger of two materials' values)")
-    return friction
-
-
 @dataclass
 class SpecBuilder:
     """Adds entities to one MjSpec (``spec``); meshes are shared by content."""
@@ -127,16 +111,16 @@ class SpecBuilder:
     scene: Scene
     spec: mujoco.MjSpec
     warnings: list[str]
-    friction: dict[str, float] = field(default_factory=dict)
+    friction: dict[str, GeomFriction] = field(default_factory=dict)
     rolling: dict[str, float] = field(default_factory=dict)
+    rolling_geoms: dict[str, float] = field(default_factory=dict)  # geom -> rolling.py's mu_r
     _meshes: dict[tuple[str, tuple[float, ...]], str] = field(default_factory=dict)
     _hfields: dict[str, str] = field(default_factory=dict)
     _next_group: int = 1
 
     def __post_init__(self) -> None:
-        self.friction = max_rule_friction(self.scene, self.warnings)
-        self.rolling = {name: contact.rolling_friction
-                        for name, contact in fit_materials(self.scene).items()}
+        self.friction = material_frictions(self.scene, self.warnings)
+        self.rolling = material_rolling(self.scene)
         if any(contact.restitution > 0.0 for contact in fit_materials(self.scene).values()):
             self._warn('restitution (bounce) is not modelled by the mujoco engine: '
                        'contacts are inelastic')
@@ -242,7 +226,8 @@ class SpecBuilder:
     def _add_geoms(self, body: mujoco.MjsBody, collision: Collision, name: str, link: Link,
                    contype: int, conaffinity: int, entity: Entity) -> list[str]:
         material = link_material(link)
-        friction = self.friction.get(material, 1.0)
+        contact = self.friction.get(material,
+                                    GeomFriction(self.scene.contact_defaults.friction, 0))
         rolling = self.rolling.get(material, 0.0)
         roll = rolling_coefficient(link, rolling, self._gravity) if rolling > 0.0 else 0.0
         names = []
@@ -256,8 +241,11 @@ class SpecBuilder:
                 else:
                     geom.meshname = asset
             geom.contype, geom.conaffinity = contype, conaffinity
-            geom.condim = 6 if roll > 0.0 else 3
-            geom.friction = [friction, 0.0, roll]
+            geom.condim = 3
+            geom.friction = [contact.friction, 0.0, 0.0]
+            geom.priority = contact.priority
+            if roll > 0.0:
+                self.rolling_geoms[geom.name] = roll
             names.append(geom.name)
         return names
 

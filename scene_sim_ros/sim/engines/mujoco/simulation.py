@@ -25,6 +25,7 @@ from scene_sim_ros.scene.transforms import quat_from_axis_angle, quat_multiply, 
 from scene_sim_ros.sim.engines.mujoco.builder import SpecBuilder, new_spec, wxyz
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
 from scene_sim_ros.sim.engines.mujoco.guard import MujocoGuard
+from scene_sim_ros.sim.engines.mujoco.rolling import RollingResistance
 from scene_sim_ros.sim.engines.mujoco.sensing import Sensing
 from scene_sim_ros.sim.engines.mujoco.state_queries import Push
 from scene_sim_ros.sim.engines.mujoco.world_motors import WorldMotors
@@ -51,7 +52,7 @@ class MujocoSimulation(Sensing):
         self._spawned: dict[str, Entity] = {}
         self._removed: set[str] = set()
         self._pushes: list[Push] = []
-        self._pushed = False  # xfrc_applied holds pushes
+        self._pushed = False  # xfrc_applied holds forces
         self._velocity_buffer = np.zeros(6)
         self._steps = 0
         self._numbers = 0
@@ -131,6 +132,7 @@ class MujocoSimulation(Sensing):
                     geom = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name)
                     self._geom_sensor[geom] = (built.number, built.sensor_index[sensor])
         self._motors = WorldMotors(list(self._entities.values()), self.step_length, model)
+        self._rolling = RollingResistance(model, self._builder.rolling_geoms)
 
     def _initial_state(self, built: MjEntity) -> None:
         entity = built.entity
@@ -150,6 +152,7 @@ class MujocoSimulation(Sensing):
         """Positions, velocities and contacts of the current state (``mj_step1``); cached
         readings no longer hold."""
         mujoco.mj_step1(self.model, self.data)
+        self._rolling.forget()
         self.rendering.invalidate()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -180,10 +183,11 @@ class MujocoSimulation(Sensing):
             self._move_kinematic()
             if motors.count:
                 data.qfrc_applied[motors.dofs] = motors.torques(model, data)
-            if self._pushes or self._pushed:
-                self._apply_pushes()
+            if self._pushes or self._pushed or self._rolling.active:
+                self._apply_body_forces()
             mujoco.mj_step2(model, data)
             motors.after_solve(data)
+            self._rolling.capture(data)
             mujoco.mj_step1(model, data)
             self._steps += 1
             self._guard.check(self._steps)
@@ -191,17 +195,19 @@ class MujocoSimulation(Sensing):
                 reader.after_step()
         self.rendering.invalidate()
 
-    def _apply_pushes(self) -> None:
-        """The pushes of :meth:`apply_force` (at each body's centre of mass) for the coming
-        step; MuJoCo keeps ``xfrc_applied`` until changed, so it is cleared first."""
+    def _apply_body_forces(self) -> None:
+        """The pushes of :meth:`apply_force` (at each body's centre of mass) and the rolling
+        friction for the coming step; MuJoCo keeps ``xfrc_applied`` until changed, so it is
+        cleared first."""
         forces = self.data.xfrc_applied
         forces[:] = 0.0
+        self._rolling.apply(self.data, forces)
         for push in self._pushes:
             body = self._entities[push.entity].body_of(push.index)
             forces[body, :3] += push.force
             forces[body, 3:] += push.torque
             push.steps_left -= 1
-        self._pushed = bool(self._pushes)
+        self._pushed = bool(forces.any())  # to be cleared next step
         self._pushes = [p for p in self._pushes if p.steps_left > 0]
 
     def _move_kinematic(self) -> None:
