@@ -25,6 +25,7 @@ from scene_sim_ros.scene.transforms import quat_from_axis_angle, quat_multiply, 
 from scene_sim_ros.sim.engines.mujoco.builder import SpecBuilder, new_spec, wxyz
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
 from scene_sim_ros.sim.engines.mujoco.guard import MujocoGuard
+from scene_sim_ros.sim.engines.mujoco.propellers import Propellers
 from scene_sim_ros.sim.engines.mujoco.rolling import RollingResistance
 from scene_sim_ros.sim.engines.mujoco.sensing import Sensing
 from scene_sim_ros.sim.engines.mujoco.state_queries import Push
@@ -132,6 +133,7 @@ class MujocoSimulation(Sensing):
                     geom = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name)
                     self._geom_sensor[geom] = (built.number, built.sensor_index[sensor])
         self._motors = WorldMotors(list(self._entities.values()), self.step_length, model)
+        self._propellers = Propellers(model, self._entities.values())
         self._rolling = RollingResistance(model, self._builder.rolling_geoms)
 
     def _initial_state(self, built: MjEntity) -> None:
@@ -183,7 +185,7 @@ class MujocoSimulation(Sensing):
             self._move_kinematic()
             if motors.count:
                 data.qfrc_applied[motors.dofs] = motors.torques(model, data)
-            if self._pushes or self._pushed or self._rolling.active:
+            if self._pushes or self._pushed or self._propellers.active or self._rolling.active:
                 self._apply_body_forces()
             mujoco.mj_step2(model, data)
             motors.after_solve(data)
@@ -196,11 +198,12 @@ class MujocoSimulation(Sensing):
         self.rendering.invalidate()
 
     def _apply_body_forces(self) -> None:
-        """The pushes of :meth:`apply_force` (at each body's centre of mass) and the rolling
-        friction for the coming step; MuJoCo keeps ``xfrc_applied`` until changed, so it is
-        cleared first."""
+        """The pushes of :meth:`apply_force` (at each body's centre of mass), the propellers'
+        thrusts and the rolling friction for the coming step; MuJoCo keeps ``xfrc_applied``
+        until changed, so it is cleared first."""
         forces = self.data.xfrc_applied
         forces[:] = 0.0
+        self._propellers.apply(self.data, forces)
         self._rolling.apply(self.data, forces)
         for push in self._pushes:
             body = self._entities[push.entity].body_of(push.index)
