@@ -11,6 +11,7 @@ load. State queries are :mod:`.state_queries`', the sensors' engine queries :mod
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -34,6 +35,15 @@ from scene_sim_ros.sim.sensors import create_reader
 from scene_sim_ros.sim.sensors.rendering import Rendering
 from scene_sim_ros.sim.simulator import ResetScope, SensorReader
 
+LOG = logging.getLogger('scene_sim_ros')
+
+
+def log_mujoco_warning(message: str) -> None:
+    """MuJoCo's warnings (an unstable state, a full contact buffer) into the log, where the
+    explosion guard's reports go; MuJoCo's own handler prints them and appends them to
+    MUJOCO_LOG.TXT in the working directory."""
+    LOG.warning('MuJoCo: %s', message.strip())
+
 
 class MujocoSimulation(Sensing):
     """A MuJoCo world built from ``scene`` (``seed`` seeds :attr:`rng`, the sensor noise;
@@ -41,6 +51,8 @@ class MujocoSimulation(Sensing):
 
     def __init__(self, scene: Scene, *, seed: int = 0, renderer: str | None = None,
                  release_gil: bool = False):
+        if mujoco.get_mju_user_warning() is None:  # a handler of the application's stays
+            mujoco.set_mju_user_warning(log_mujoco_warning)
         self.scene = scene
         self.step_length = float(scene.step_length)
         self.seed = seed
@@ -64,6 +76,9 @@ class MujocoSimulation(Sensing):
     # -- building --------------------------------------------------------------------------
     def _build(self, entities: Iterable[Entity]) -> None:
         self.spec = new_spec(self.scene)
+        # a non-finite state stays as it is, for the explosion guard to report (MuJoCo would
+        # reset the whole world to its initial state, silently for the caller)
+        self.spec.option.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
         self._builder = SpecBuilder(self.scene, self.spec, self.warnings)
         self._entities: dict[str, MjEntity] = {}
         self._by_number: dict[int, MjEntity] = {}
