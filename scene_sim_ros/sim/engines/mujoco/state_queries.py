@@ -149,7 +149,7 @@ class StateQueries:
     # -- velocities ------------------------------------------------------------------------
     def _velocity(self, body: int) -> tuple[Vector, Vector]:
         out = self._velocity_buffer
-        mujoco.mj_objectVelocity(self.model, self.data, mujoco.mjtObj.mjOBJ_BODY, body, out, 0)
+        mujoco.mj_objectVelocity(self.model, self.data, mujoco.mjtObj.mjOBJ_XBODY, body, out, 0)
         wx, wy, wz, vx, vy, vz = out.tolist()
         return (vx, vy, vz), (wx, wy, wz)
 
