@@ -58,6 +58,9 @@ class MotorRows:
         most ``bounds`` (after ``mj_step1``)."""
         n = data.nefc
         friction = np.flatnonzero(data.efc_type[:n] == mujoco.mjtConstraint.mjCNSTR_FRICTION_DOF)
+        if len(friction) != len(self.dofs):  # a row per selected dof, none else (select())
+            raise RuntimeError(f'{len(friction)} friction-loss rows for {len(self.dofs)} motor '
+                               'rows: mj_step1 has not run since select()')
         rows = friction[np.searchsorted(data.efc_id[friction], dofs)]
         data.efc_aref[rows] = (targets - data.qvel[dofs]) / step_length
         data.efc_frictionloss[rows] = bounds
