@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from support.corpus import CORPUS, missing
+from support.engines import engine, make_sim, pytest_generate_tests  # noqa: F401 (fixtures, hook)
 
 
 @pytest.fixture(scope='session')

@@ -27,6 +27,7 @@ from scene_sim_ros.scene import (
 from scene_sim_ros.scene.inertia import box_inertia, cylinder_inertia, sphere_inertia
 from scene_sim_ros.scene.transforms import quat_from_rpy
 from support.corpus import CORPUS, missing
+from support.engines import engine, make_sim, pytest_generate_tests  # noqa: F401 (fixtures, hook)
 
 GAME = CORPUS / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2'
 

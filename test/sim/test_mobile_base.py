@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scene_sim_ros import Simulation, load_scene
+from scene_sim_ros import load_scene
 from scene_sim_ros.scene import Pose
 from scene_sim_ros.scene.transforms import quat_from_axis_angle
 from scene_sim_ros.sim.mobile_base import (
@@ -90,9 +90,9 @@ def test_wheel_speed_limit_keeps_the_curvature(scene):
     assert w / v == pytest.approx(1.0)
 
 
-def test_the_rover_drives_as_commanded_in_the_simulation(scene):
+def test_the_rover_drives_as_commanded_in_the_simulation(make_sim, scene):
     geometry = find_diff_drive(scene.entity('rover'))
-    with Simulation(scene) as sim:
+    with make_sim(scene) as sim:
         sim.step(20)
         start = sim.get_pose('rover')[0]
         left, right = geometry.joint_velocities(0.5, 0.0)

@@ -34,16 +34,6 @@ SECONDS = 2.0
 REMOTE_PROTO = 'is not available locally'  # SceneLoadError of a world with a remote PROTO
 
 # scene (relative to the corpus) -> why it does not step 2 s without NaN yet
-KNOWN_FAILURES = {
-    f'simrobot/BHumanCodeRelease@2018/Config/Scenes/{name}.ros2':
-        "Core2's velocity-controlled servos (NaoV4H21) realised as one-step torques "
-        '(world_motors._velocity_motor_law) diverge at 0.35-0.42 s; at half that gain they '
-        'do not'
-    for name in ('BH', 'BHFast', 'BHPerceptOracle', 'Game', 'GameFast', 'GamePerceptOracle',
-                 'KickViewScene', 'KickViewSceneRemote', 'RemoteRobot', 'ReplayMotion')
-}
-
-
 def corpus_scenes(corpus: Path) -> list[Path]:
     """The scene files of every format in the corpus (none where it is absent): SimRobot
     scenes, Webots worlds and PROTOs, Simox robot/scene/object files, RaiSim worlds (their
@@ -109,11 +99,6 @@ def test_every_example_and_corpus_scene_steps_2_s_on_mujoco_without_nan():
             failures[scene_id(path)] = failure
     seconds = time.perf_counter() - start
     assert stepped >= len(shipped()) + (150 if CORPUS.is_dir() else 0), (stepped, left_out)
-    known = {scene: KNOWN_FAILURES[scene] for scene in failures if scene in KNOWN_FAILURES}
-    unexpected = {scene: why for scene, why in failures.items() if scene not in known}
-    fixed = sorted(set(KNOWN_FAILURES) - set(failures) - set(left_out)
-                   if CORPUS.is_dir() else ())
-    assert not unexpected and not fixed, (
-        f'{len(unexpected)} of {stepped} scenes fail on mujoco ({seconds:.0f} s):\n'
-        + '\n'.join(f'  {scene}: {why}' for scene, why in sorted(unexpected.items()))
-        + (f'\nnow pass, remove from KNOWN_FAILURES: {fixed}' if fixed else ''))
+    assert not failures, (
+        f'{len(failures)} of {stepped} scenes fail on mujoco ({seconds:.0f} s):\n'
+        + '\n'.join(f'  {scene}: {why}' for scene, why in sorted(failures.items())))

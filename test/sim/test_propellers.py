@@ -13,7 +13,6 @@ import math
 import pytest
 
 from scene_sim_ros.formats import load_scene
-from scene_sim_ros.sim.engines.pybullet.simulation import Simulation
 
 T1, Q1 = 1.0e-5, 2.0e-7      # thrust and torque constants (N s^2, N m s^2)
 BODY_MASS = 1.0              # kg
@@ -85,10 +84,10 @@ def _spin(sim, omega):
         sim.command('quad', f'm{n}', velocity=sign * omega)
 
 
-def test_a_quadcopter_at_hover_velocity_holds_its_altitude_for_3_s(tmp_path):
+def test_a_quadcopter_at_hover_velocity_holds_its_altitude_for_3_s(make_sim, tmp_path):
     scene = quadcopter(tmp_path)
     hover = math.sqrt((BODY_MASS + 4 * HELIX_MASS) * 9.81 / (4 * T1))
-    with Simulation(scene) as sim:
+    with make_sim(scene) as sim:
         _spin(sim, hover)
         sim.step(int(0.2 / sim.step_length))   # the motors reach their velocity ...
         sim.set_velocity('quad', (0, 0, 0), (0, 0, 0))   # ... and the fall of their first step
@@ -102,12 +101,12 @@ def test_a_quadcopter_at_hover_velocity_holds_its_altitude_for_3_s(tmp_path):
     assert abs(angular[2]) < 0.05   # the four torques cancel: no yaw
 
 
-def test_more_velocity_lifts_it_with_the_acceleration_of_the_law(tmp_path):
+def test_more_velocity_lifts_it_with_the_acceleration_of_the_law(make_sim, tmp_path):
     """At 1.25 x hover velocity the thrust is 1.5625 x the weight: a = 0.5625 g upwards."""
     scene = quadcopter(tmp_path)
     mass = BODY_MASS + 4 * HELIX_MASS
     hover = math.sqrt(mass * 9.81 / (4 * T1))
-    with Simulation(scene) as sim:
+    with make_sim(scene) as sim:
         _spin(sim, 1.25 * hover)
         sim.step(int(0.2 / sim.step_length))
         z0 = sim.get_pose('quad')[0][2]

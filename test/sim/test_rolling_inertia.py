@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from scene_sim_ros import Simulation
 from scene_sim_ros.scene import Collision, Entity, Inertial, Link, MaterialPair, Plane, Pose, Scene, Sphere
 from scene_sim_ros.scene.inertia import sphere_inertia
 
@@ -26,8 +25,8 @@ def rolling_scene(mass_radius: float) -> Scene:
 
 
 @pytest.mark.parametrize('mass_radius', [0.005, 0.05])
-def test_ball_deceleration_matches_the_scene_value(mass_radius):
-    with Simulation(rolling_scene(mass_radius)) as sim:
+def test_ball_deceleration_matches_the_scene_value(make_sim, mass_radius):
+    with make_sim(rolling_scene(mass_radius)) as sim:
         sim.step(20)
         v0 = sim.get_velocity('ball')[0][0]
         sim.step(200)

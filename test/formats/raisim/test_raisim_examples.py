@@ -12,7 +12,6 @@ from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.raisim import load, load_sensor_set
 from scene_sim_ros.resources import EXAMPLES_DIR, example_path
 from scene_sim_ros.scene import Accelerometer, Camera, DepthCamera, Gyroscope, Heightfield
-from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
 from support.corpus import CORPUS
 from support.examples import shipped
 
@@ -50,8 +49,8 @@ def test_the_robot_urdf_alone_loads() -> None:
     assert [e.name for e in scene.entities] == ['rover']
 
 
-def test_rover_drives_on_the_height_map() -> None:
-    with Simulation(load(example_path('raisim_world'))) as sim:
+def test_rover_drives_on_the_height_map(make_sim) -> None:
+    with make_sim(load(example_path('raisim_world'))) as sim:
         for joint in WHEELS:
             sim.command('rover', joint, velocity=5.0)
         sim.step(round(1.5 / 0.005))

@@ -1,4 +1,4 @@
-"""RaiSim worlds in the PyBullet simulator: the world that ships and every corpus world (where
+"""RaiSim worlds in the simulator, on every engine: the world that ships and every corpus world (where
 present) run 5 s, the example rover starts at its qpos, a ball dropped on a height map."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from lxml import etree
 
 from scene_sim_ros.formats import load_scene
 from scene_sim_ros.formats.raisim import load
-from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
+from scene_sim_ros.sim.simulator import Simulator
 from support.corpus import CORPUS
 from support.examples import shipped, shipped_ids
 
@@ -24,15 +24,15 @@ WORLDS = shipped('raisim') + raisim_worlds(CORPUS)
 FLUNG = {'SingleBodies.xml'}
 
 
-def link_positions(sim: Simulation) -> np.ndarray:
+def link_positions(sim: Simulator) -> np.ndarray:
     return np.array([pose.position for name in sim.entity_names()
                      for pose in sim.link_poses(name).values()])
 
 
 @pytest.mark.parametrize('path', WORLDS, ids=shipped_ids(WORLDS, CORPUS / 'raisim'))
-def test_every_world_simulates_five_seconds(path: Path) -> None:
+def test_every_world_simulates_five_seconds(make_sim, path: Path) -> None:
     scene = load_scene(path, parameters=TEMPLATE_PARAMETERS)
-    with Simulation(scene) as sim:
+    with make_sim(scene) as sim:
         start = link_positions(sim) if scene.entities else np.zeros((0, 3))
         sim.step(round(5.0 / scene.step_length))
         assert sim.time == pytest.approx(5.0)
@@ -51,7 +51,7 @@ def test_every_world_simulates_five_seconds(path: Path) -> None:
         assert np.abs(end).max() < 100.0
 
 
-def test_example_rover_starts_at_its_qpos_in_the_simulator() -> None:
+def test_example_rover_starts_at_its_qpos_in_the_simulator(make_sim) -> None:
     """The laikago test's feature on the world that ships: the articulated system's <state qpos>
     (here with the @@rover_x parameter given) sets the base position and, from qpos[7], the
     joint positions in the movable joints' order."""
@@ -61,7 +61,7 @@ def test_example_rover_starts_at_its_qpos_in_the_simulator() -> None:
     qpos = [float(v) for v in qpos_text.replace(',', ' ').split()]
     scene = load_scene(path, parameters={'rover_x': '-0.5'})
     name = system.get('name')
-    with Simulation(scene) as sim:
+    with make_sim(scene) as sim:
         states = sim.joint_states(name)
         assert len(qpos) == 7 + len(states) and len(states) == 4
         assert [state[0] for state in states.values()] == pytest.approx(qpos[7:], abs=1e-9)
@@ -71,8 +71,8 @@ def test_example_rover_starts_at_its_qpos_in_the_simulator() -> None:
         assert sim.get_pose(name)[1] == pytest.approx((x, y, z, w), abs=1e-9)
 
 
-def test_heightmap_ball_lands_at_the_terrain_height(write_file: Callable[[str, str], Path]
-                                                    ) -> None:
+def test_heightmap_ball_lands_at_the_terrain_height(
+        make_sim, write_file: Callable[[str, str], Path]) -> None:
     # 7 x 7 samples 1 m apart; a flat 3 x 3 plateau around sample (x index 4, y index 1)
     heights = np.zeros((7, 7))
     heights[0:3, 3:6] = 0.7
@@ -90,7 +90,7 @@ def test_heightmap_ball_lands_at_the_terrain_height(write_file: Callable[[str, s
                     <state pos="{x} {y} 2"/></sphere>
             </objects>
         </raisim>""")
-    with Simulation(load(path)) as sim:
+    with make_sim(load(path)) as sim:
         sim.step(1500)
         position, _ = sim.get_pose('ball')
     assert position[2] == pytest.approx(heights[y_index, x_index] + radius, abs=0.02)

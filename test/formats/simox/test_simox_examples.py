@@ -20,7 +20,6 @@ DATA = SIMOX / 'VirtualRobot' / 'data'
 # the shipped files always, the corpus's robots and scenes where present
 FILES = shipped('simox') + simox_files(SIMOX, 'robot') + simox_files(SIMOX, 'scene')
 
-from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
 
 
 def test_arm_robot_file() -> None:
@@ -47,8 +46,8 @@ def test_scene_places_the_robot_at_its_init_config_beside_a_table() -> None:
     assert scene.entity('box').pose.position == pytest.approx((0.5, 0.1, 0.326))
 
 
-def test_scene_runs_the_box_rests_on_the_table_and_the_arm_holds() -> None:
-    with Simulation(load(example_path('simox_scene'))) as sim:
+def test_scene_runs_the_box_rests_on_the_table_and_the_arm_holds(make_sim) -> None:
+    with make_sim(load(example_path('simox_scene'))) as sim:
         sim.step(200)
         (x, y, z), _ = sim.get_pose('box')
         states = sim.joint_states('arm')

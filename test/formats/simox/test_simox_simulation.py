@@ -1,4 +1,4 @@
-"""Simox robots in the PyBullet simulation: stable and held by their servos. ArmarIII (Simox
+"""Simox robots in the simulation, on every engine: stable and held by their servos. ArmarIII (Simox
 corpus, where present) and the Simox files that ship (no corpus needed)."""
 
 from __future__ import annotations
@@ -7,12 +7,9 @@ import math
 
 import pytest
 
-pytest.importorskip('pybullet')
-
-from scene_sim_ros.formats import load_scene  # noqa: E402
-from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
-from support.corpus import CORPUS  # noqa: E402
-from support.examples import shipped, shipped_ids  # noqa: E402
+from scene_sim_ros.formats import load_scene
+from support.corpus import CORPUS
+from support.examples import shipped, shipped_ids
 
 ARMAR = (CORPUS / 'simox' / 'Simox'
          / 'VirtualRobot' / 'data' / 'robots' / 'ArmarIII' / 'ArmarIII.xml')
@@ -21,10 +18,10 @@ FILES = shipped('simox') + [ARMAR] * ARMAR.is_file()
 
 
 @pytest.mark.parametrize('path', FILES, ids=shipped_ids(FILES, CORPUS))
-def test_simulation_armar3_five_seconds_without_nan_joints_held(path):
+def test_simulation_armar3_five_seconds_without_nan_joints_held(make_sim, path):
     scene = load_scene(path)
     (robot,) = [e for e in scene.entities if e.kind == 'robot']
-    with Simulation(scene) as sim:
+    with make_sim(scene) as sim:
         sim.step(round(5.0 / scene.step_length))
         assert sim.time == pytest.approx(5.0)
         states = sim.joint_states(robot.name)

@@ -1,5 +1,5 @@
 """The SimRobot examples that ship (``scene_sim_ros/data/examples``: car.ros2, arm.ros2) load
-without warnings, hold what their comments promise, and behave in PyBullet. No corpus needed;
+without warnings, hold what their comments promise, and behave in the simulation (every engine). No corpus needed;
 what every SimRobot scene must satisfy also runs on the corpus scenes where they are present."""
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from support.examples import shipped, shipped_ids
 
 CORPUS = CORPUS_ROOT / 'simrobot'
 SCENES = shipped('simrobot') + (sorted(CORPUS.rglob('*.ros2')) if CORPUS.is_dir() else [])
-
-from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
 
 
 def sensor_kinds(entity) -> dict[str, str]:
@@ -42,8 +40,8 @@ def test_car_example_has_steering_drive_camera_depth_and_laser() -> None:
     assert math.degrees(laser.fov_x) == pytest.approx(240.0)
 
 
-def test_car_example_drives_and_steers_left() -> None:
-    with Simulation(load(example_path('car'))) as sim:
+def test_car_example_drives_and_steers_left(make_sim) -> None:
+    with make_sim(load(example_path('car'))) as sim:
         for joint in ('rear_left_joint', 'rear_right_joint'):
             sim.command('car', joint, velocity=10.0)
         for joint in ('steer_left_joint', 'steer_right_joint'):
@@ -72,8 +70,8 @@ def test_arm_example_is_a_fixed_base_arm_with_four_servo_joints() -> None:
     assert arm.joint('elbow_joint').initial_position == pytest.approx(math.radians(45))
 
 
-def test_arm_example_servos_move_towards_their_targets_and_the_base_stays() -> None:
-    with Simulation(load(example_path('arm'))) as sim:
+def test_arm_example_servos_move_towards_their_targets_and_the_base_stays(make_sim) -> None:
+    with make_sim(load(example_path('arm'))) as sim:
         start = sim.joint_states('arm')
         sim.command('arm', 'waist_joint', position=0.5)
         sim.command('arm', 'shoulder_joint', position=0.4)

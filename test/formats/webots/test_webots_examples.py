@@ -17,7 +17,6 @@ from support.examples import shipped, shipped_ids
 
 URDF2WEBOTS = 'webots/urdf2webots/tests/expected'
 
-from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
 
 
 def test_world_header_and_relative_externproto() -> None:
@@ -64,8 +63,8 @@ def test_the_proto_alone_is_a_robot_with_its_default_fields() -> None:
     assert robot.kind == 'robot' and len(robot.joints) == 2 and len(robot.sensors) == 8
 
 
-def test_scout_drives_forward_on_its_wheels() -> None:
-    with Simulation(load(example_path('webots_scout'))) as sim:
+def test_scout_drives_forward_on_its_wheels(make_sim) -> None:
+    with make_sim(load(example_path('webots_scout'))) as sim:
         sim.command('scout', 'left_wheel_motor', velocity=5.0)
         sim.command('scout', 'right_wheel_motor', velocity=5.0)
         sim.step(round(2.0 / 0.016))

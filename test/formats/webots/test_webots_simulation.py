@@ -8,12 +8,10 @@ import math
 import numpy as np
 import pytest
 
-pytest.importorskip('pybullet')
-
-from scene_sim_ros.formats import load_scene  # noqa: E402
-from scene_sim_ros.sim.engines.pybullet.simulation import Simulation  # noqa: E402
-from support.corpus import CORPUS  # noqa: E402
-from support.examples import shipped, shipped_ids  # noqa: E402
+from scene_sim_ros.formats import load_scene
+from scene_sim_ros.sim.simulator import Simulator
+from support.corpus import CORPUS
+from support.examples import shipped, shipped_ids
 
 ANGLE = 0.3
 LENGTH = 0.8
@@ -53,7 +51,7 @@ PENDULUM_ROS2 = f"""<Simulation>
 """
 
 
-def period(sim: Simulation, entity: str, joint: str) -> float:
+def period(sim: Simulator, entity: str, joint: str) -> float:
     crossings, last = [], sim.joint_states(entity)[joint][0]
     while sim.time < 6.0:
         sim.step()
@@ -65,13 +63,13 @@ def period(sim: Simulation, entity: str, joint: str) -> float:
     return float(np.mean(np.diff(crossings)))
 
 
-def test_webots_pendulum_swings_like_its_simrobot_twin(write_file):
+def test_webots_pendulum_swings_like_its_simrobot_twin(make_sim, write_file):
     webots = load_scene(write_file('pendulum.wbt', PENDULUM_WBT))
     simrobot = load_scene(write_file('pendulum.ros2', PENDULUM_ROS2))
     webots_joint = webots.entity('pendulum').movable_joints[0]
     assert webots_joint.initial_position == pytest.approx(ANGLE)
-    webots_period = period(Simulation(webots), 'pendulum', webots_joint.name)
-    twin_period = period(Simulation(simrobot), 'pendulum', 'hinge')
+    webots_period = period(make_sim(webots), 'pendulum', webots_joint.name)
+    twin_period = period(make_sim(simrobot), 'pendulum', 'hinge')
     assert webots_period == pytest.approx(twin_period, rel=0.01)
     # and both are a physical pendulum of that length (large-angle correction ~0.6 %)
     assert webots_period == pytest.approx(2 * math.pi * math.sqrt(LENGTH / 9.81), rel=0.02)
@@ -113,18 +111,18 @@ WHEEL_ROS2 = f"""<Simulation>
 """
 
 
-def spin_speed(scene, joint: str) -> tuple[float, float]:
-    sim = Simulation(scene)
+def spin_speed(make_sim, scene, joint: str) -> tuple[float, float]:
+    sim = make_sim(scene)
     sim.command('wheel', joint, position=5.0)
     sim.step(round(1.0 / sim.step_length))
     position, velocity, _ = sim.joint_states('wheel')[joint]
     return position, velocity
 
 
-def test_webots_wheel_turns_like_its_simrobot_twin(write_file):
+def test_webots_wheel_turns_like_its_simrobot_twin(make_sim, write_file):
     # the Webots P of 10 becomes 1 / step = 200 (see the loader docstring): the twin says so
-    webots = spin_speed(load_scene(write_file('wheel.wbt', WHEEL_WBT)), 'spin')
-    twin = spin_speed(load_scene(write_file('wheel.ros2', WHEEL_ROS2)), 'spin')
+    webots = spin_speed(make_sim, load_scene(write_file('wheel.wbt', WHEEL_WBT)), 'spin')
+    twin = spin_speed(make_sim, load_scene(write_file('wheel.ros2', WHEEL_ROS2)), 'spin')
     assert webots[1] == pytest.approx(2.0, rel=0.02)  # at its speed limit, far from 5 rad
     assert webots[1] == pytest.approx(twin[1], rel=0.01)
     assert webots[0] == pytest.approx(twin[0], abs=0.02)
@@ -138,9 +136,9 @@ DEVICE_WORLDS = [p for p in shipped('webots') if p.suffix == '.wbt'] + [
 
 
 @pytest.mark.parametrize('path', DEVICE_WORLDS, ids=shipped_ids(DEVICE_WORLDS, SAMPLES))
-def test_device_sample_world_simulates_five_seconds_without_nan(path):
+def test_device_sample_world_simulates_five_seconds_without_nan(make_sim, path):
     scene = load_scene(path)
-    sim = Simulation(scene)
+    sim = make_sim(scene)
     sim.step(round(5.0 / scene.step_length))
     assert sim.time == pytest.approx(5.0, abs=scene.step_length)
     robot = next(e for e in scene.entities if e.kind == 'robot')
@@ -157,7 +155,7 @@ def test_device_sample_world_simulates_five_seconds_without_nan(path):
                 assert not np.any(np.isnan(value)), sensor.name
 
 
-def test_accelerometer_world_keeps_mybot_on_the_slope():
+def test_accelerometer_world_keeps_mybot_on_the_slope(make_sim):
     """In Webots "the robot turns on a slope" (the world's info), its held wheel motors keeping
     it there. It rolled off while the arena's stand-in floor had no material: '' fought Webots'
     'default' in the friction fit and the wheels got 0.03 against the board."""
@@ -165,7 +163,7 @@ def test_accelerometer_world_keeps_mybot_on_the_slope():
     if not path.is_file():
         pytest.skip(f'the corpus has no {path}')
     scene = load_scene(path)
-    sim = Simulation(scene)
+    sim = make_sim(scene)
     sim.step(round(2.0 / scene.step_length))
     position, _ = sim.get_pose('MyBot')
     # the slope (a 0.8 m board tilted 0.4 rad, centre 0.15 m up) is above 0.05 m within 0.3 m

@@ -17,9 +17,12 @@ joints, no friction loss).
   which keeps its joint in range itself (as the PyBullet engine); a joint's damping and friction
   (friction loss) as the format gives them.
 - **Collision groups**: Core3's, for any number of entities (:mod:`.collision_filters`).
-- **Friction**: MuJoCo combines two geoms' friction by the maximum, not the product the PyBullet
-  engine fits (:func:`max_rule_friction`); a material's rolling friction (a deceleration, as in
-  SimRobot) becomes MuJoCo's rolling coefficient with condim 6.
+- **Friction**: MuJoCo combines two geoms' friction by priority, then by the maximum, not the
+  product the PyBullet engine fits (:mod:`.contact_materials` chooses priorities and values);
+  condim 3. A material's rolling friction (a deceleration, as in SimRobot) is a torque the
+  engine applies (:mod:`.rolling`, coefficients in :attr:`SpecBuilder.rolling_geoms`): MuJoCo's
+  own (condim 6) shares its pyramidal cone with the sliding friction, and a ball rolled with
+  9 % less deceleration than the scene gives, slipping at 0.12 m/s.
 - **Shapes**: box, sphere, cylinder, capsule, plane, mesh (MuJoCo collides its convex hull),
   mesh files (.obj/.stl by MuJoCo, others through trimesh), tori as convex ring segments,
   height fields as MuJoCo height fields. Visual shapes are not built: the project's renderer
@@ -56,6 +59,11 @@ from scene_sim_ros.scene.geometry import (
 )
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
 from scene_sim_ros.sim.engines.mujoco.collision_filters import Bits, CollisionFilters
+from scene_sim_ros.sim.engines.mujoco.contact_materials import (
+    GeomFriction,
+    material_frictions,
+    material_rolling,
+)
 from scene_sim_ros.sim.link_layout import (
     MIN_MASS,
     MIN_PRINCIPAL_INERTIA,
@@ -102,34 +110,6 @@ def new_spec(scene: Scene) -> mujoco.MjSpec:
     return spec
 
 
-def max_rule_friction(scene: Scene, warnings: list[str]) -> dict[str, float]:
-    """Per material a friction coefficient for MuJoCo's maximum rule: the smallest value of
-    the pairs the scene lists for it (so that a listed pair's slipperier value wins over the
-    material's others), else the product fit's value. The listed pairs of materials that some
-    link uses which the maximum rule cannot give within 1 % are named in one warning."""
-    fitted = {name: contact.friction for name, contact in fit_materials(scene).items()}
-    used = [(pair.material_a, pair.material_b, pair.friction) for pair in scene.material_pairs
-            if pair.friction is not None and pair.material_a in fitted
-            and pair.material_b in fitted]
-    listed: dict[str, list[float]] = {}
-    for a, b, value in used:
-        listed.setdefault(a, []).append(value)
-        listed.setdefault(b, []).append(value)
-    friction = {name: min(listed[name]) if name in listed else value
-                for name, value in fitted.items()}
-    missed = []
-    for a, b, value in used:
-        got = max(friction[a], friction[b])
-        if abs(got - value) > 0.01 * max(value, 1e-9):
-            missed.append(f'{a}/{b} {value:g} -> {got:g}')
-    if missed:
-        message = ('material pairs whose friction becomes another in the mujoco engine (MuJoCo '
-                   f"combines the larger of two materials' values): {listing(missed)}")
-        if message not in warnings:
-            warnings.append(message)
-    return friction
-
-
 def listing(items: Sequence[str]) -> str:
     """``items`` joined, the first :data:`LISTED` of them and a count of the others."""
     shown = ', '.join(items[:LISTED])
@@ -172,17 +152,17 @@ class SpecBuilder:
     scene: Scene
     spec: mujoco.MjSpec
     warnings: list[str]
-    friction: dict[str, float] = field(default_factory=dict)
+    friction: dict[str, GeomFriction] = field(default_factory=dict)
     rolling: dict[str, float] = field(default_factory=dict)
+    rolling_geoms: dict[str, float] = field(default_factory=dict)  # geom -> rolling.py's mu_r
     _meshes: dict[tuple[str, tuple[float, ...]], str | None] = field(default_factory=dict)
     _hfields: dict[str, str] = field(default_factory=dict)
     _listed: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.filters = CollisionFilters(self.spec, self.scene.body_collisions)
-        self.friction = max_rule_friction(self.scene, self.warnings)
-        self.rolling = {name: contact.rolling_friction
-                        for name, contact in fit_materials(self.scene).items()}
+        self.friction = material_frictions(self.scene, self.warnings)
+        self.rolling = material_rolling(self.scene)
 
     def _warn(self, message: str) -> None:
         if message not in self.warnings:
@@ -300,7 +280,8 @@ class SpecBuilder:
     def _add_geoms(self, body: mujoco.MjsBody, collision: Collision, name: str, where: Where,
                    bits: Bits) -> list[str]:
         material = link_material(where.link)
-        friction = self.friction.get(material, 1.0)
+        contact = self.friction.get(material,
+                                    GeomFriction(self.scene.contact_defaults.friction, 0))
         rolling = self.rolling.get(material, 0.0)
         roll = rolling_coefficient(where.link, rolling, self._gravity) if rolling > 0.0 else 0.0
         names = []
@@ -314,8 +295,11 @@ class SpecBuilder:
                 else:
                     geom.meshname = asset
             geom.contype, geom.conaffinity = bits.contype, bits.conaffinity
-            geom.condim = 6 if roll > 0.0 else 3
-            geom.friction = [friction, 0.0, roll]
+            geom.condim = 3
+            geom.friction = [contact.friction, 0.0, 0.0]
+            geom.priority = contact.priority
+            if roll > 0.0:
+                self.rolling_geoms[geom.name] = roll
             names.append(geom.name)
         return names
 

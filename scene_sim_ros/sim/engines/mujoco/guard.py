@@ -47,9 +47,9 @@ class MujocoGuard(ExplosionGuard[MjEntity]):
         super().check(steps)
 
     def _check_mujoco_warnings(self) -> None:
-        """MuJoCo's own check: a non-finite or huge acceleration makes ``mj_step2`` reset the
-        whole state to the model's (``mj_resetData``) and count a warning; reported here once
-        per entity, naming the joint of the DOF MuJoCo names."""
+        """MuJoCo's own check: ``mj_step2`` counts a warning for a non-finite or huge
+        acceleration (its reset of the whole state is off, see the builder's options), reported
+        here at once, once per entity, naming the joint of the DOF MuJoCo names."""
         warning = self._sim.data.warning[int(mujoco.mjtWarning.mjWARN_BADQACC)]
         if warning.number == self._bad_accelerations:
             return
@@ -61,9 +61,8 @@ class MujocoGuard(ExplosionGuard[MjEntity]):
         if built is None or built.name in self.reports:
             return
         link = int(np.flatnonzero(built.bodies == body)[0]) - 1
-        self._report(built.name, f'MuJoCo found a non-finite acceleration at '
-                     f'{self.where(built, link)}, t = {self._now():.3f} s, and reset every '
-                     'entity to its initial state')
+        self._report(built.name, f'non-finite (NaN) or huge acceleration (MuJoCo\'s check) at '
+                     f'{self.where(built, link)}, t = {self._now():.3f} s')
 
     def _speeds(self) -> np.ndarray:
         model, data = self._sim.model, self._sim.data

@@ -27,6 +27,8 @@ from scene_sim_ros.sim.engines.mujoco.bounce import MjBounce
 from scene_sim_ros.sim.engines.mujoco.builder import SpecBuilder, new_spec, wxyz
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
 from scene_sim_ros.sim.engines.mujoco.guard import MujocoGuard
+from scene_sim_ros.sim.engines.mujoco.propellers import Propellers
+from scene_sim_ros.sim.engines.mujoco.rolling import RollingResistance
 from scene_sim_ros.sim.engines.mujoco.sensing import Sensing
 from scene_sim_ros.sim.engines.mujoco.state_queries import Push
 from scene_sim_ros.sim.engines.mujoco.wires import MjWires
@@ -38,13 +40,11 @@ from scene_sim_ros.sim.simulator import ResetScope, SensorReader
 LOG = logging.getLogger('scene_sim_ros')
 
 
-def _log_mujoco_warning(message: str) -> None:
+def log_mujoco_warning(message: str) -> None:
+    """MuJoCo's warnings (an unstable state, a full contact buffer) into the log, where the
+    explosion guard's reports go; MuJoCo's own handler prints them and appends them to
+    MUJOCO_LOG.TXT in the working directory."""
     LOG.warning('MuJoCo: %s', message.strip())
-
-
-# MuJoCo writes its warnings to MUJOCO_LOG.TXT in the working directory unless a handler takes
-# them (process-wide); the simulation reports what matters itself (see .guard)
-mujoco.set_mju_user_warning(_log_mujoco_warning)
 
 
 class MujocoSimulation(Sensing):
@@ -53,6 +53,8 @@ class MujocoSimulation(Sensing):
 
     def __init__(self, scene: Scene, *, seed: int = 0, renderer: str | None = None,
                  release_gil: bool = False):
+        if mujoco.get_mju_user_warning() is None:  # a handler of the application's stays
+            mujoco.set_mju_user_warning(log_mujoco_warning)
         self.scene = scene
         self.step_length = float(scene.step_length)
         self.seed = seed
@@ -68,7 +70,7 @@ class MujocoSimulation(Sensing):
         self._spawned: dict[str, Entity] = {}
         self._removed: set[str] = set()
         self._pushes: list[Push] = []
-        self._pushed = False  # xfrc_applied holds pushes
+        self._pushed = False  # xfrc_applied holds forces
         self._steps = 0
         self._numbers = 0
         self.rendering = Rendering(self, 'gl' if renderer in (None, 'auto') else renderer)
@@ -78,6 +80,9 @@ class MujocoSimulation(Sensing):
     # -- building --------------------------------------------------------------------------
     def _build(self, entities: Iterable[Entity]) -> None:
         self.spec = new_spec(self.scene)
+        # a non-finite state stays as it is, for the explosion guard to report (MuJoCo would
+        # reset the whole world to its initial state, silently for the caller)
+        self.spec.option.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
         self._builder = SpecBuilder(self.scene, self.spec, self.warnings)
         self._entities: dict[str, MjEntity] = {}
         self._by_number: dict[int, MjEntity] = {}
@@ -145,7 +150,9 @@ class MujocoSimulation(Sensing):
                 for name in names:
                     geom = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name)
                     self._geom_sensor[geom] = (built.number, built.sensor_index[sensor])
-        self._motors = WorldMotors(list(self._entities.values()), self.step_length)
+        self._motors = WorldMotors(list(self._entities.values()), self.step_length, model)
+        self._propellers = Propellers(model, self._entities.values())
+        self._rolling = RollingResistance(model, self._builder.rolling_geoms)
         self._bounce = MjBounce(self.scene, model, self.data, self._entities.values(),
                                 self.warnings)
 
@@ -167,6 +174,7 @@ class MujocoSimulation(Sensing):
         """Positions, velocities and contacts of the current state (``mj_step1``); cached
         readings no longer hold."""
         mujoco.mj_step1(self.model, self.data)
+        self._rolling.forget()
         self.rendering.invalidate()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -199,14 +207,13 @@ class MujocoSimulation(Sensing):
         for _ in range(int(n)):
             self._move_kinematic()
             if motors.count:
-                dofs = motors.dofs
-                data.qfrc_applied[dofs] = motors.torques(
-                    data.qpos[motors.qpos], data.qvel[dofs], data.qfrc_bias[dofs],
-                    model.dof_invweight0[dofs])
-            if self._pushes or self._pushed:
-                self._apply_pushes()
+                data.qfrc_applied[motors.dofs] = motors.torques(model, data)
+            if self._pushes or self._pushed or self._propellers.active or self._rolling.active:
+                self._apply_body_forces()
             self._bounce.before_step()
             mujoco.mj_step2(model, data)
+            motors.after_solve(data)
+            self._rolling.capture(data)
             self._bounce.after_step()
             mujoco.mj_step1(model, data)
             self._steps += 1
@@ -215,17 +222,20 @@ class MujocoSimulation(Sensing):
                 reader.after_step()
         self.rendering.invalidate()
 
-    def _apply_pushes(self) -> None:
-        """The pushes of :meth:`apply_force` (at each body's centre of mass) for the coming
-        step; MuJoCo keeps ``xfrc_applied`` until changed, so it is cleared first."""
+    def _apply_body_forces(self) -> None:
+        """The pushes of :meth:`apply_force` (at each body's centre of mass), the propellers'
+        thrusts and the rolling friction for the coming step; MuJoCo keeps ``xfrc_applied``
+        until changed, so it is cleared first."""
         forces = self.data.xfrc_applied
         forces[:] = 0.0
+        self._propellers.apply(self.data, forces)
+        self._rolling.apply(self.data, forces)
         for push in self._pushes:
             body = self._entities[push.entity].body_of(push.index)
             forces[body, :3] += push.force
             forces[body, 3:] += push.torque
             push.steps_left -= 1
-        self._pushed = bool(self._pushes)
+        self._pushed = bool(forces.any())  # to be cleared next step
         self._pushes = [p for p in self._pushes if p.steps_left > 0]
 
     def _move_kinematic(self) -> None:

@@ -6,20 +6,21 @@ Commands still go to each entity's :class:`~scene_sim_ros.sim.motors.MotorBank` 
 checks and clamps are engine-neutral); :meth:`WorldMotors.sync` copies what they hold into the
 world arrays once after commands, not every step. Laws other than Core3's (Core2's PID servo,
 PT2, velocity motors: a target velocity reached with at most ``max_force``, as ODE's and
-PyBullet's velocity motors) come from the bank's ``output`` and are realised as the torque that
-reaches the target velocity in one step, from the joint's inertia at the reference pose
-(``dof_invweight0``) and its bias force (gravity, Coriolis), clamped to ``max_force``. A passive
-joint's friction is MuJoCo's friction loss (the builder's).
+PyBullet's velocity motors) come from the bank's ``output`` and are realised as rows of
+MuJoCo's constraint solver (:mod:`.velocity_motors`), solved with the contacts; a passive
+joint's friction is such a row with target 0, as in the PyBullet engine.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import mujoco
 import numpy as np
 
 from scene_sim_ros.scene import Joint
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
+from scene_sim_ros.sim.engines.mujoco.velocity_motors import MotorRows
 from scene_sim_ros.sim.explicit_servos import ExplicitServos
 from scene_sim_ros.sim.motors import EFFORT, PASSIVE
 
@@ -27,7 +28,7 @@ from scene_sim_ros.sim.motors import EFFORT, PASSIVE
 class WorldMotors:
     """Motor state of all movable joints of ``entities`` (in their order, then scene order)."""
 
-    def __init__(self, entities: Sequence[MjEntity], step_length: float):
+    def __init__(self, entities: Sequence[MjEntity], step_length: float, model: mujoco.MjModel):
         self.entities = list(entities)
         self.step_length = step_length
         self.slices: dict[str, slice] = {}
@@ -45,6 +46,9 @@ class WorldMotors:
             np.zeros(0, dtype=np.int64)
         self.dofs = np.concatenate([b.dofs for b in self.entities]) if start else \
             np.zeros(0, dtype=np.int64)
+        self.rows = MotorRows(model, self.dofs)
+        self.law_rows = np.zeros(0, dtype=np.int64)
+        self._new_rows = False
         self.dirty = True
 
     def hold_initial(self, built: MjEntity, positions: np.ndarray) -> None:
@@ -63,10 +67,12 @@ class WorldMotors:
         self.dirty = True
 
     def sync(self) -> None:
-        """Copy the banks' modes and targets into the world arrays (after commands)."""
+        """Copy the banks' modes and targets into the world arrays (after commands) and choose
+        the joints whose law is a solver row: a motor's or a friction's, not a commanded
+        effort, not Core3's law."""
         banks = [b.motors for b in self.entities]
+        self.dirty = False
         if not self.count:
-            self.dirty = False
             self._python_laws: list[MjEntity] = []
             return
         self.mode = np.concatenate([b.mode for b in banks])
@@ -74,23 +80,29 @@ class WorldMotors:
         self.velocity_target = np.concatenate([b.velocity_target for b in banks])
         self.effort_target = np.concatenate([b.effort_target for b in banks])
         torque_mode = np.concatenate([b.torque_mode for b in banks])
+        friction = np.concatenate([b.friction for b in banks])
         rows = self.servos.rows
         self.servo_active = self.mode[rows] == torque_mode[rows]
         self.effort = self.mode == EFFORT
-        law = (self.mode != PASSIVE) & ~self.effort
+        law = ((self.mode != PASSIVE) | (friction > 0.0)) & ~self.effort
         law[rows[self.servo_active]] = False
+        self.law_rows = np.flatnonzero(law)
         self._python_laws = [b for b in self.entities if law[self.slices[b.name]].any()]
-        self.dirty = False
+        self._new_rows = self.rows.select(self.dofs[self.law_rows])
 
-    def torques(self, positions: np.ndarray, velocities: np.ndarray, bias: np.ndarray,
-                inverse_inertia: np.ndarray) -> np.ndarray:
-        """The generalised force of every joint for the coming step (arguments over all
-        joints: positions, velocities, MuJoCo's bias force and ``dof_invweight0``)."""
+    def torques(self, model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+        """The generalised force of every joint for the coming step (Core3's law, commanded
+        efforts; 0 where a solver row holds the law), from the state after ``mj_step1``; aims
+        the rows. A new choice of rows runs ``mj_step1`` again, which makes them."""
         if self.dirty:
             self.sync()
+        if self._new_rows:
+            mujoco.mj_step1(model, data)
+            self._new_rows = False
         tau = np.zeros(self.count)
         if not self.count:
             return tau
+        positions, velocities = data.qpos[self.qpos], data.qvel[self.dofs]
         servos = self.servos
         if len(servos):
             servo_tau = servos.torques(self.position_target, self.velocity_target, positions,
@@ -98,30 +110,35 @@ class WorldMotors:
             active = self.servo_active
             tau[servos.rows[active]] = servo_tau[active]
         tau[self.effort] = self.effort_target[self.effort]
-        for built in self._python_laws:
-            self._velocity_motor_law(built, tau, positions, velocities, bias, inverse_inertia)
+        if self._python_laws:
+            self._aim_rows(data, positions, velocities)
         self.applied = tau
         return tau
 
-    def _velocity_motor_law(self, built: MjEntity, tau: np.ndarray, positions: np.ndarray,
-                            velocities: np.ndarray, bias: np.ndarray,
-                            inverse_inertia: np.ndarray) -> None:
-        span = self.slices[built.name]
-        bank = built.motors
-        out = bank.output(positions[span], velocities[span])
-        mode = bank.mode
-        rows = (mode != PASSIVE) & (mode != EFFORT) & (out.forces > 0.0)
-        rows[bank.is_torque & (mode == bank.torque_mode)] = False
-        if not rows.any():
-            return
-        h = self.step_length
-        inertia = 1.0 / np.maximum(inverse_inertia[span][rows], 1e-12)
-        wanted = inertia * (out.velocities[rows] - velocities[span][rows]) / h + bias[span][rows]
-        limit = out.forces[rows]
-        local = tau[span]
-        local[rows] = np.clip(wanted, -limit, limit)
-        tau[span] = local
+    def _aim_rows(self, data: mujoco.MjData, positions: np.ndarray,
+                  velocities: np.ndarray) -> None:
+        """The banks' laws this step (velocity targets and force bounds) into the rows."""
+        targets = np.zeros(self.count)
+        bounds = np.zeros(self.count)
+        for built in self._python_laws:
+            span = self.slices[built.name]
+            out = built.motors.output(positions[span], velocities[span])
+            targets[span], bounds[span] = out.velocities, out.forces
+        k = self.law_rows
+        self.rows.aim(data, self.dofs[k], targets[k], bounds[k], self.step_length)
+
+    def after_solve(self, data: mujoco.MjData) -> None:
+        """The rows' forces as the efforts their joints applied (after ``mj_step2``)."""
+        if len(self.law_rows) and self._python_laws:
+            self.applied[self.law_rows] = self.rows.forces(data)
 
     def efforts(self, name: str) -> np.ndarray:
-        """The efforts the entity's joints applied in the last step."""
-        return self.applied[self.slices[name]]
+        """The efforts the entity's joints applied in the last step; a commanded effort as
+        commanded (also before the first step after the command), as the PyBullet engine
+        reports it."""
+        bank = next(b.motors for b in self.entities if b.name == name)
+        out = self.applied[self.slices[name]].copy()
+        commanded = bank.mode == EFFORT
+        out[commanded] = bank.effort_target[commanded]
+        return out
+
