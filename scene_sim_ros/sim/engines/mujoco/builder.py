@@ -71,7 +71,7 @@ from scene_sim_ros.sim.link_layout import (
     principal_inertia,
     sensor_links,
 )
-from scene_sim_ros.sim.materials import fit_materials, link_material, rolling_coefficient
+from scene_sim_ros.sim.materials import link_material, rolling_coefficient
 from scene_sim_ros.sim.meshes import torus_segments
 from scene_sim_ros.sim.motors import MotorBank
 from scene_sim_ros.sim.torque_servos import ARMATURE, DAMPING, is_torque_controlled

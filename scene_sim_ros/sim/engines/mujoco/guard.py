@@ -61,7 +61,7 @@ class MujocoGuard(ExplosionGuard[MjEntity]):
         if built is None or built.name in self.reports:
             return
         link = int(np.flatnonzero(built.bodies == body)[0]) - 1
-        self._report(built.name, f'non-finite (NaN) or huge acceleration (MuJoCo\'s check) at '
+        self._report(built.name, f"non-finite (NaN) or huge acceleration (MuJoCo's check) at "
                      f'{self.where(built, link)}, t = {self._now():.3f} s')
 
     def _speeds(self) -> np.ndarray:
