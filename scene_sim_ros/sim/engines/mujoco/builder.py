@@ -6,7 +6,8 @@ Geometries/Geometry.cpp: ``contype = 1 << group``, ``conaffinity = ~contype``, c
 material's friction, else 1; Motors/ServoMotor.cpp: ``armature = damping = 0.01`` on servoed
 joints, no friction loss).
 
-- **Options**: Euler, Newton, 50 iterations, tolerance 1e-6, the scene's step and gravity.
+- **Options**: Euler, Newton, 50 iterations, tolerance 1e-6, the scene's gravity, its step (split
+  where :func:`.simulation.physics_substeps` says).
 - **Bodies**: one per model link, its frame the link frame (joint origin in the parent), mass
   and principal inertia as :func:`~scene_sim_ros.sim.link_layout.principal_inertia` gives them
   (inertia is never inferred from geoms). A movable entity's root gets a free joint, a
@@ -91,7 +92,7 @@ def wxyz(orientation: Sequence[float]) -> list[float]:
     return [w, x, y, z]
 
 
-def new_spec(scene: Scene) -> mujoco.MjSpec:
+def new_spec(scene: Scene, timestep: float) -> mujoco.MjSpec:
     """An empty world with SimRobotCore3's options."""
     spec = mujoco.MjSpec()
     spec.modelname = 'scene_sim_ros'
@@ -101,7 +102,7 @@ def new_spec(scene: Scene) -> mujoco.MjSpec:
     spec.compiler.boundmass = MIN_MASS
     spec.compiler.boundinertia = MIN_PRINCIPAL_INERTIA
     option = spec.option
-    option.timestep = float(scene.step_length)
+    option.timestep = timestep
     option.gravity = list(scene.gravity)
     option.integrator = mujoco.mjtIntegrator.mjINT_EULER
     option.solver = mujoco.mjtSolver.mjSOL_NEWTON

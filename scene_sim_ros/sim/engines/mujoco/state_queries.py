@@ -5,6 +5,7 @@ model's link frames; velocities are world-frame, linear velocity of the link fra
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -249,11 +250,14 @@ class StateQueries:
         self._pushes.append(Push(entity, index, vec3(values[:3]), vec3(values[3:]), steps))
 
     def contacts(self, entity: str) -> list[ContactPoint]:
-        """Contact points of ``entity`` in the current state; the normal force is what MuJoCo's
-        last solve gave the contact (``mj_contactForce``)."""
+        """Contact points of ``entity`` in the current state, with the normal force MuJoCo's
+        solver gives each under the last step's applied forces: solved on a copy of the data
+        (``mj_forward``), since after ``mj_step1`` the solver's forces belong to the previous
+        state's contacts (a supervisor's query, not a per-step read)."""
         built = self._built(entity)
         mine = set(built.bodies.tolist())
-        model, data = self.model, self.data
+        model, data = self.model, copy.copy(self.data)
+        mujoco.mj_forward(model, data)
         points = []
         wrench = np.zeros(6)
         for i in range(data.ncon):
