@@ -43,7 +43,8 @@ def finding(samples: Iterable[MotionSample], where: Callable[[int], str],
     worst_link, worst_speed = -1, 0.0
     isfinite = math.isfinite
     for link, state, speed in samples:
-        if bad is None and not all(isfinite(v) for v in state):
+        # a sum is finite where all terms are (the exact test only where it is not: overflow)
+        if bad is None and not isfinite(sum(state)) and not all(isfinite(v) for v in state):
             bad = link
         if isfinite(speed) and speed > worst_speed:
             worst_link, worst_speed = link, speed
