@@ -26,7 +26,10 @@ Built = TypeVar('Built')
 
 
 def finite(values: Iterable[float]) -> bool:
-    return all(math.isfinite(v) for v in values)
+    """Whether all ``values`` are finite: their sum is where they are (the exact test only
+    where it is not: an overflow); every link pose read is checked."""
+    values = tuple(values)
+    return math.isfinite(sum(values)) or all(math.isfinite(v) for v in values)
 
 
 MotionSample = tuple[int, tuple[float, ...], float]

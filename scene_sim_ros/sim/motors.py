@@ -74,6 +74,40 @@ JOINT_ARRAYS = ('is_pt2', 'p', 'i', 'd', 'max_velocity', 'max_force', 'pt2', 'lo
 written in place: a bank's may be views of its world's."""
 
 
+class ModePlan:
+    """What the modes of the joints decide in a step, worked out once per change of modes
+    (commands change them; most steps do not): which law each joint follows, which joints
+    take torques, and every velocity motor's force limit."""
+
+    def __init__(self, motors: JointMotors):
+        mode = motors.mode
+        self.torque_rows = motors.is_torque & (mode == motors.torque_mode)
+        """Torque-law motors in their law's mode (a mask)."""
+        position_mode = (mode == POSITION) & ~self.torque_rows
+        servo = position_mode & ~motors.is_pt2
+        pt2 = position_mode & motors.is_pt2
+        velocity = (mode == VELOCITY) & ~self.torque_rows
+        effort = mode == EFFORT
+        self.servo, self.pt2, self.velocity = (_indices(servo), _indices(pt2),
+                                               _indices(velocity))
+        self.effort_mode = np.flatnonzero(effort)
+        self.active_torque = self.torque_rows[motors.torque.rows]  # a mask over its rows
+        self.any_torque = bool(self.active_torque.any())
+        torque_joints = motors.torque.rows[self.active_torque]
+        self.effort_joints = np.concatenate([self.effort_mode, torque_joints])
+        """The joints under torque control: effort-commanded ones, then torque-law motors."""
+        self.effort_joints.flags.writeable = False
+        self.forces = motors.friction.copy()
+        motor = servo | pt2 | velocity
+        self.forces[motor] = motors.max_force[motor]
+        self.forces[effort] = 0.0
+        self.forces[torque_joints] = 0.0
+
+
+def _indices(mask: np.ndarray) -> np.ndarray | None:
+    return np.flatnonzero(mask) if mask.any() else None
+
+
 class JointMotors:
     """Parameters and state of the motors of some movable joints as arrays over the joints, and
     the laws evaluated for all of them at once: one entity's (:class:`MotorBank`) or a world's
@@ -107,6 +141,8 @@ class JointMotors:
     pt2_count: np.ndarray
     pt2_velocity: np.ndarray
     torque_output: np.ndarray  # the last torques of torque-law motors
+    _planned_modes: bytes | None = None
+    _plan: ModePlan
 
     def efforts(self, applied: np.ndarray) -> np.ndarray:
         """The effort each joint reports: the commanded effort, a torque-law motor's torque, else
@@ -131,42 +167,37 @@ class JointMotors:
 
         Advances the controllers' internal state (call exactly once per physics step).
         """
+        plan = self._mode_plan()
         n = len(self.mode)
         velocities = np.zeros(n)
-        forces = self.friction.copy()
-        torque_rows = self.is_torque & (self.mode == self.torque_mode)
-        position_mode = (self.mode == POSITION) & ~torque_rows
-        servo = position_mode & ~self.is_pt2
-        if servo.any():
-            velocities[servo] = self._servo(servo, positions)
-            forces[servo] = self.max_force[servo]
-        pt2 = position_mode & self.is_pt2
-        if pt2.any():
-            velocities[pt2] = self._pt2(pt2, positions)
-            forces[pt2] = self.max_force[pt2]
-        velocity_mode = (self.mode == VELOCITY) & ~torque_rows
-        velocities[velocity_mode] = self.velocity_target[velocity_mode]
-        forces[velocity_mode] = self.max_force[velocity_mode]
-        effort_mode = self.mode == EFFORT
-        forces[effort_mode] = 0.0
-        effort_joints = np.flatnonzero(effort_mode)
-        efforts = self.effort_target[effort_joints]
+        if plan.servo is not None:
+            velocities[plan.servo] = self._servo(plan.servo, positions)
+        if plan.pt2 is not None:
+            velocities[plan.pt2] = self._pt2(plan.pt2, positions)
+        if plan.velocity is not None:
+            velocities[plan.velocity] = self.velocity_target[plan.velocity]
+        efforts = self.effort_target[plan.effort_mode]
         if len(self.torque):
             if joint_velocities is None:
                 joint_velocities = np.zeros(n)
-            torques = self.torque.torques(torque_rows, self.position_target,
+            torques = self.torque.torques(plan.torque_rows, self.position_target,
                                           self.velocity_target, positions, joint_velocities)
-            active = torque_rows[self.torque.rows]
             self.torque_output[:] = 0.0
             self.torque_output[self.torque.rows] = torques
-            if active.any():
-                rows = self.torque.rows[active]
-                forces[rows] = 0.0
-                effort_joints = np.concatenate([effort_joints, rows])
-                efforts = np.concatenate([efforts, torques[active]])
-        return MotorOutput(velocities, forces, effort_joints, efforts)
+            if plan.any_torque:
+                efforts = np.concatenate([efforts, torques[plan.active_torque]])
+        return MotorOutput(velocities, plan.forces.copy(), plan.effort_joints, efforts)
+
+    def _mode_plan(self) -> ModePlan:
+        """The plan of the current modes (worked out anew only when they changed)."""
+        modes = self.mode.tobytes()
+        if modes != self._planned_modes:
+            self._plan = ModePlan(self)
+            self._planned_modes = modes
+        return self._plan
 
     def _servo(self, mask: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """The velocity targets of the Core2 servos at ``mask`` (a mask or their indices)."""
         dt = self.step_length
         current = positions[mask]
         setpoint = self.position_target[mask]
@@ -179,10 +210,10 @@ class JointMotors:
         self.last_error[mask] = error
         return result
 
-    def _pt2(self, mask: np.ndarray, positions: np.ndarray) -> np.ndarray:
-        """The PT2 motors' velocities; each waits for three set-points, as in SimRobot (its
-        last velocity meanwhile), then integrates with the set-point of two steps earlier."""
-        joints = np.flatnonzero(mask)
+    def _pt2(self, joints: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """The velocities of the PT2 motors at ``joints``; each waits for three set-points, as
+        in SimRobot (its last velocity meanwhile), then integrates with the set-point of two
+        steps earlier."""
         count = self.pt2_count[joints]
         waiting = count < 2
         filling = joints[waiting]

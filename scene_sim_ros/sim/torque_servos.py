@@ -143,6 +143,7 @@ class _SizeGroup:
         self.mobility = mobility  # (G, size, size) W, the rows' block of the inverse mass matrix
         self.solver = np.zeros_like(mobility)  # (1 + h C W)^-1 where solver_valid
         self.solver_valid = np.zeros(len(blocks), dtype=bool)  # False once W or C changed
+        self.flat = _contiguous(rows.ravel())  # the same rows, a slice where they can be
 
     @property
     def size(self) -> int:
@@ -276,6 +277,8 @@ class TorqueServos:
         """What the step needs to know about the rows, worked out once."""
         self.max_delay = int(self.delay.max()) if len(self) else 0
         self._columns = np.arange(len(self))
+        self._gather = _contiguous(self.rows)  # the rows, a slice (views) where they can be
+        self._force_floor = -self.max_force
         filtered = np.logical_or.reduceat(self.filter < 1.0, self.block_start) \
             if len(self.block_start) else np.zeros(0, dtype=bool)
         self._filtered_rows = _selection(np.repeat(filtered, self.block_size))
@@ -292,7 +295,7 @@ class TorqueServos:
         step; advances the set-point ring buffer, the velocity filter and the mass-matrix
         schedule (call once per physics step)."""
         self._refresh_mobility(positions)
-        rows = self.rows
+        rows = self._gather
         setpoint = self._delayed(setpoints[rows])
         q = positions[rows]
         v = velocities[rows]
@@ -302,11 +305,12 @@ class TorqueServos:
         self._filter_velocities(v, rhs)
         motor = self._velocity_rows
         if motor is not None:
-            rhs[motor] = self.d[motor] * velocity_targets[rows[motor]] - self.c[motor] * v[motor]
+            rhs[motor] = (self.d[motor] * velocity_targets[self.rows[motor]]
+                          - self.c[motor] * v[motor])
         mask = active[rows]
         tau = self._solve(mask, rhs)
         # clamp the motor's part (the damping 0.01 is the joint's, outside the clamp)
-        tau = np.clip(tau + DAMPING * v, -self.max_force, self.max_force) - DAMPING * v
+        tau = np.clip(tau + DAMPING * v, self._force_floor, self.max_force) - DAMPING * v
         tau[~mask] = 0.0
         return tau
 
@@ -336,7 +340,9 @@ class TorqueServos:
         tau = np.zeros(len(rhs))
         if mask.all():
             for group in self.groups:
-                self._solve_stacked(group, slice(None), rhs, tau)
+                self._update_solvers(group)
+                stack = rhs[group.flat].reshape(group.rows.shape)
+                tau[group.flat] = (group.solver @ stack[..., None]).ravel()
             return tau
         if not mask.any():
             return tau
@@ -350,7 +356,7 @@ class TorqueServos:
             self._solve_partly_active(block, mask, rhs, tau)
         return tau
 
-    def _solve_stacked(self, group: _SizeGroup, chosen: slice | np.ndarray, rhs: np.ndarray,
+    def _solve_stacked(self, group: _SizeGroup, chosen: np.ndarray, rhs: np.ndarray,
                        tau: np.ndarray) -> None:
         self._update_solvers(group)
         rows = group.rows[chosen]
@@ -471,6 +477,13 @@ def _inverse(matrix: np.ndarray) -> np.ndarray:
         return np.linalg.inv(matrix)
     except np.linalg.LinAlgError:
         return np.diag(1.0 / np.diag(matrix))
+
+
+def _contiguous(indices: np.ndarray) -> slice | np.ndarray:
+    """``indices``, as a slice where they are consecutive (indexing then gives views)."""
+    if len(indices) and np.array_equal(indices, np.arange(indices[0], indices[0] + len(indices))):
+        return slice(int(indices[0]), int(indices[0]) + len(indices))
+    return indices
 
 
 def _selection(mask: np.ndarray) -> slice | np.ndarray | None:
