@@ -439,19 +439,25 @@ def mobilities(masses: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     stacked: the inverses of equally large matrices in one call, the blocks at equal ``dofs``
     taken out in one; a singular M gives the inverse of its diagonal there."""
     size = len(masses[0][1])
-    out = np.empty((len(masses), size, size))
     alike: dict[tuple[tuple[int, ...], bytes], list[int]] = {}
     for index, (matrix, dofs) in enumerate(masses):
         alike.setdefault((matrix.shape, dofs.tobytes()), []).append(index)
+    if len(alike) == 1:  # all entities alike (14 NAOs)
+        return _alike_mobilities(masses)
+    out = np.empty((len(masses), size, size))
     for members in alike.values():
-        dofs = masses[members[0]][1]
-        try:
-            inverses = np.linalg.inv(np.stack([masses[k][0] for k in members]))
-        except np.linalg.LinAlgError:
-            out[members] = [_mobility(masses[k][0], dofs) for k in members]
-            continue
-        out[members] = inverses[:, dofs[:, None], dofs]
+        out[members] = _alike_mobilities([masses[k] for k in members])
     return out
+
+
+def _alike_mobilities(masses: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """:func:`mobilities` of matrices of one size with the same ``dofs``."""
+    dofs = masses[0][1]
+    try:
+        inverses = np.linalg.inv(np.stack([matrix for matrix, _ in masses]))
+    except np.linalg.LinAlgError:
+        return np.array([_mobility(matrix, dofs) for matrix, _ in masses])
+    return inverses[:, dofs[:, None], dofs]
 
 
 def _mobility(matrix: np.ndarray, dofs: np.ndarray) -> np.ndarray:

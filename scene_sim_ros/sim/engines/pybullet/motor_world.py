@@ -48,7 +48,7 @@ class MotorWorld:
         self._sends: list[_Send] = []
         self._effort_order = np.zeros(0, dtype=int)
         self._planned_modes: bytes | None = None
-        self._last_sent: list[bytes | None] = []  # per send: its targets' and forces' bytes
+        self._last_sent: bytes | None = None  # the targets' and forces' bytes sent last
 
     def read(self) -> JointSample:
         """Positions, velocities and applied efforts of every joint of the world, read-only."""
@@ -77,34 +77,40 @@ class MotorWorld:
         if modes != self._planned_modes:  # which joints take torques follows from the modes
             self._plan(out)
             self._planned_modes = modes
+        self._send_velocity_targets(out)
+        self._send_torques(out)
+
+    def _send_velocity_targets(self, out: MotorOutput) -> None:
+        """The velocity motors' targets and forces of the bodies where they changed. PyBullet
+        keeps them until set again, and nothing else sets them while the world stands, so
+        sending the same again would change nothing: a NAO, all of whose joints are torque
+        servos, would get the same zeros every step."""
         targets, forces = out.velocities, out.forces
         if self._slot_joints is not None:
             targets, forces = targets[self._slot_joints], forces[self._slot_joints]
-        targets_list, forces_list = targets.tolist(), forces.tolist()
         sent = targets.tobytes() + forces.tobytes()
+        last = self._last_sent
+        if sent == last:
+            return
+        half = len(sent) // 2
+        targets_list, forces_list = targets.tolist(), forces.tolist()
+        client = self.client
+        for body, indices, a, b, _, _, _ in self._sends:
+            if last is not None and sent[8 * a:8 * b] == last[8 * a:8 * b] and \
+                    sent[half + 8 * a:half + 8 * b] == last[half + 8 * a:half + 8 * b]:
+                continue
+            pb.setJointMotorControlArray(body, indices, pb.VELOCITY_CONTROL,
+                                         targetVelocities=targets_list[a:b],
+                                         forces=forces_list[a:b], physicsClientId=client)
+        self._last_sent = sent
+
+    def _send_torques(self, out: MotorOutput) -> None:
         efforts = out.efforts[self._effort_order].tolist()
         client = self.client
-        for number, (body, indices, a, b, torque_indices, ta, tb) in enumerate(self._sends):
-            if self._changed(number, sent, a, b):
-                pb.setJointMotorControlArray(body, indices, pb.VELOCITY_CONTROL,
-                                             targetVelocities=targets_list[a:b],
-                                             forces=forces_list[a:b], physicsClientId=client)
+        for body, _, _, _, torque_indices, ta, tb in self._sends:
             if torque_indices:
                 pb.setJointMotorControlArray(body, torque_indices, pb.TORQUE_CONTROL,
                                              forces=efforts[ta:tb], physicsClientId=client)
-
-    def _changed(self, number: int, sent: bytes, a: int, b: int) -> bool:
-        """Whether the velocity targets and forces of the ``number``-th body differ from those
-        it got last (``sent``: the bytes of all targets, then of all forces). PyBullet keeps a
-        velocity motor's target and force until set again, and nothing else sets them while
-        the world stands, so sending the same again would change nothing: a body whose joints
-        are all torque-controlled (a NAO) gets zeros every step."""
-        half = len(sent) // 2
-        mine = sent[8 * a:8 * b] + sent[half + 8 * a:half + 8 * b]
-        if self._last_sent[number] == mine:
-            return False
-        self._last_sent[number] = mine
-        return True
 
     def _plan(self, out: MotorOutput) -> None:
         """The calls of :meth:`apply` for these modes: the bodies of entities with an active
@@ -118,11 +124,10 @@ class MotorWorld:
         self._effort_order = np.argsort(effort_slots, kind='stable')
         sorted_slots = effort_slots[self._effort_order]
         self._sends = []
-        self._last_sent = []
+        self._last_sent = None  # send every body's
         for body, indices, a, b, entity in self._bodies:
             if not active[entity]:
                 continue
             ta, tb = np.searchsorted(sorted_slots, [a, b]).tolist()
             torque_indices = [indices[slot - a] for slot in sorted_slots[ta:tb].tolist()]
             self._sends.append((body, indices, a, b, torque_indices, ta, tb))
-            self._last_sent.append(None)
