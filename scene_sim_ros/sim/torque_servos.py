@@ -204,59 +204,32 @@ class TorqueServos:
     @classmethod
     def joined(cls, parts: Sequence[TorqueServos], joint_offsets: Sequence[int],
                step_length: float) -> TorqueServos:
-        """One object for the servos of several entities: ``parts`` (one an entity, its joints
+        """One object for the servos of several entities: ``parts`` (one per entity, its joints
         starting at ``joint_offsets`` in the joined joint arrays) with their state; the parts
         then hold views of the joined arrays, so that their :meth:`reset` reaches it."""
         used = [(part, int(offset)) for part, offset in zip(parts, joint_offsets) if len(part)]
         if not used:
             return cls((), step_length)
+        pieces = [part for part, _ in used]
         world = cls.__new__(cls)
         world.step_length = step_length
         world.rows = np.concatenate([part.rows + offset for part, offset in used])
         for name in _ROW_ARRAYS:
-            setattr(world, name, np.concatenate([getattr(part, name) for part, _ in used]))
-        world.history = _stacked_history([part.history for part, _ in used])
-        row_starts = np.cumsum([0] + [len(part) for part, _ in used])
+            setattr(world, name, np.concatenate([getattr(part, name) for part in pieces]))
+        world.history = _stacked_history([part.history for part in pieces])
+        row_starts = np.cumsum([0] + [len(part) for part in pieces]).tolist()
+        block_starts = np.cumsum([0] + [len(part.block_size) for part in pieces]).tolist()
         world.block_start = np.concatenate([part.block_start + start
-                                            for (part, _), start in zip(used, row_starts)])
+                                            for part, start in zip(pieces, row_starts)])
         world.joint_start = np.concatenate([part.joint_start + offset for part, offset in used])
         for name in ('block_size', 'joint_count', 'steps', 'refresh_steps'):
-            setattr(world, name, np.concatenate([getattr(part, name) for part, _ in used]))
-        world.sources = [source for part, _ in used for source in part.sources]
-        world.groups = world._joined_groups([part for part, _ in used], row_starts)
+            setattr(world, name, np.concatenate([getattr(part, name) for part in pieces]))
+        world.sources = [source for part in pieces for source in part.sources]
+        world.groups, placed = _joined_groups(pieces, row_starts, block_starts)
         world._derive()
+        for part, row, block, where in zip(pieces, row_starts, block_starts, placed):
+            part._adopt(world, row, block, where)
         return world
-
-    def _joined_groups(self, parts: Sequence[TorqueServos],
-                       row_starts: np.ndarray) -> list[_SizeGroup]:
-        """The parts' blocks grouped by size, their matrices stacked; each part is then moved
-        onto views of the joined arrays."""
-        members: dict[int, list[tuple[int, _SizeGroup, int]]] = {}
-        first_block = 0
-        for index, part in enumerate(parts):
-            for group in part.groups:
-                members.setdefault(group.size, []).append((index, group, first_block))
-            first_block += len(part.block_size)
-        groups: dict[int, _SizeGroup] = {}
-        placed: list[list[tuple[_SizeGroup, int]]] = [[] for _ in parts]
-        for size, items in members.items():
-            joined = _SizeGroup(
-                np.concatenate([group.blocks + first for _, group, first in items]),
-                np.concatenate([group.rows + row_starts[index] for index, group, _ in items]),
-                np.concatenate([group.mobility for _, group, _ in items]))
-            joined.solver[...] = np.concatenate([group.solver for _, group, _ in items])
-            joined.solver_valid[...] = np.concatenate([group.solver_valid
-                                                       for _, group, _ in items])
-            at = 0
-            for index, group, _ in items:
-                placed[index].append((joined, at))
-                at += len(group.blocks)
-            groups[size] = joined
-        first_block = 0
-        for index, part in enumerate(parts):
-            part._adopt(self, int(row_starts[index]), first_block, placed[index])
-            first_block += len(part.block_size)
-        return list(groups.values())
 
     def _adopt(self, world: TorqueServos, first_row: int, first_block: int,
                placed: list[tuple[_SizeGroup, int]]) -> None:
@@ -483,6 +456,32 @@ def _inverse(matrix: np.ndarray) -> np.ndarray:
         return np.linalg.inv(matrix)
     except np.linalg.LinAlgError:
         return np.diag(1.0 / np.diag(matrix))
+
+
+def _joined_groups(parts: Sequence[TorqueServos], row_starts: Sequence[int],
+                   block_starts: Sequence[int]) -> tuple[list[_SizeGroup],
+                                                         list[list[tuple[_SizeGroup, int]]]]:
+    """The parts' blocks grouped by size, their matrices stacked; and for each part where its
+    groups went (the joined group, the position of its first block there)."""
+    members: dict[int, list[tuple[int, _SizeGroup]]] = {}
+    for index, part in enumerate(parts):
+        for group in part.groups:
+            members.setdefault(group.size, []).append((index, group))
+    placed: list[list[tuple[_SizeGroup, int]]] = [[] for _ in parts]
+    joined_groups = []
+    for items in members.values():
+        joined = _SizeGroup(
+            np.concatenate([group.blocks + block_starts[index] for index, group in items]),
+            np.concatenate([group.rows + row_starts[index] for index, group in items]),
+            np.concatenate([group.mobility for _, group in items]))
+        joined.solver[...] = np.concatenate([group.solver for _, group in items])
+        joined.solver_valid[...] = np.concatenate([group.solver_valid for _, group in items])
+        at = 0
+        for index, group in items:
+            placed[index].append((joined, at))
+            at += len(group.blocks)
+        joined_groups.append(joined)
+    return joined_groups, placed
 
 
 def _contiguous(indices: np.ndarray) -> slice | np.ndarray:

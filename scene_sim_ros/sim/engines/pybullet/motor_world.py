@@ -105,6 +105,8 @@ class MotorWorld:
         self._last_sent = sent
 
     def _send_torques(self, out: MotorOutput) -> None:
+        """The torques of the effort-commanded joints and torque-law motors (PyBullet forgets
+        them after each physics step)."""
         efforts = out.efforts[self._effort_order].tolist()
         client = self.client
         for body, _, _, _, torque_indices, ta, tb in self._sends:
