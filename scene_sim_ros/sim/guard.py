@@ -26,7 +26,10 @@ Built = TypeVar('Built')
 
 
 def finite(values: Iterable[float]) -> bool:
-    return all(math.isfinite(v) for v in values)
+    """Whether all ``values`` are finite: their sum is where they are (the exact test only
+    where it is not: an overflow); every link pose read is checked."""
+    values = tuple(values)
+    return math.isfinite(sum(values)) or all(math.isfinite(v) for v in values)
 
 
 MotionSample = tuple[int, tuple[float, ...], float]
@@ -43,7 +46,8 @@ def finding(samples: Iterable[MotionSample], where: Callable[[int], str],
     worst_link, worst_speed = -1, 0.0
     isfinite = math.isfinite
     for link, state, speed in samples:
-        if bad is None and not all(isfinite(v) for v in state):
+        # a sum is finite where all terms are (the exact test only where it is not: overflow)
+        if bad is None and not isfinite(sum(state)) and not all(isfinite(v) for v in state):
             bad = link
         if isfinite(speed) and speed > worst_speed:
             worst_link, worst_speed = link, speed

@@ -3,9 +3,10 @@
 :class:`.simulation.Simulation` implements :class:`scene_sim_ros.sim.simulator.Simulator` (its
 parts: ``entity_lookup``, ``state_queries``, ``world_edits``, ``sensing``). Modules: ``builder``
 (scene model -> multibodies; ``built_entity`` what it returns), ``shapes`` (shared collision and
-visual shapes), ``body_pool`` (bodies kept for respawns), ``mass_matrix`` (for Core3's servo
-law), ``bounce`` (ODE-style restitution), ``wires`` and ``guard`` (the engine's reads for the
-shared laws and rules), ``native_step`` (stepping without the GIL).
+visual shapes), ``body_pool`` (bodies kept for respawns), ``motor_world`` (the motors of all
+entities stepped as one), ``mass_matrix`` (for Core3's servo law), ``bounce`` (ODE-style
+restitution), ``wires`` and ``guard`` (the engine's reads for the shared laws and rules),
+``native_step`` (stepping without the GIL; PyBullet's C API).
 """
 
 import contextlib

@@ -49,7 +49,7 @@ from scene_sim_ros.scene import Entity, Joint, Link, Pose, Scene, ServoMotor
 from scene_sim_ros.scene.transforms import vec3
 from scene_sim_ros.sim.engines.pybullet.body_pool import BodyPool, pool_key
 from scene_sim_ros.sim.engines.pybullet.built_entity import BuiltEntity, Part, place_parts
-from scene_sim_ros.sim.engines.pybullet.mass_matrix import mobility_source
+from scene_sim_ros.sim.engines.pybullet.mass_matrix import mass_matrix_source
 from scene_sim_ros.sim.engines.pybullet.shapes import ShapeCache, apply_colors, check_textures
 from scene_sim_ros.sim.link_layout import (
     DOFS,
@@ -194,8 +194,8 @@ class Builder:
             kinematic_velocity=(entity.linear_velocity, entity.angular_velocity), parts=parts,
             park_key=key)
         if len(built.motors.torque) and not parts:
-            built.motors.torque.inertia_source = mobility_source(
-                self.client, body, built.joint_indices, built.motors.torque.rows)
+            built.motors.torque.set_mass_matrix_source(mass_matrix_source(
+                self.client, body, built.joint_indices, built.motors.torque.rows))
         for k, helper in enumerate(helpers):
             built.helper_parent[helper_index[k]] = index[helper.parent]
             built.sensor_links.update((name, helper_index[k]) for name in helper.sensors)

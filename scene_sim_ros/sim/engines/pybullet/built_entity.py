@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pybullet as pb
@@ -51,6 +52,18 @@ class BuiltEntity:
             if part.offset <= index < part.offset + part.count:
                 return part.body, index - part.offset
         return self.body, index
+
+    @cached_property
+    def link_groups(self) -> tuple[tuple[int, list[int], list[int]], ...]:
+        """(body, its link indices, theirs in :attr:`link_index`) per body, the model's links
+        (not the root) in index order: what one ``getLinkStates`` per body reads."""
+        links = sorted(i for i in self.link_names if i >= 0)
+        groups = []
+        for body in self.bodies:
+            mine = [i for i in links if self.locate(i)[0] == body]
+            if mine:
+                groups.append((body, [self.locate(i)[1] for i in mine], mine))
+        return tuple(groups)
 
     def global_index(self, body: int, link: int) -> int:
         """The index (as in :attr:`link_index`) of PyBullet ``(body, link)``; a part's base

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from scene_sim_ros.sim.engines.pybullet.body_pool import BodyPool
     from scene_sim_ros.sim.engines.pybullet.bounce import Bounce
     from scene_sim_ros.sim.engines.pybullet.guard import PyBulletGuard
+    from scene_sim_ros.sim.engines.pybullet.motor_world import MotorWorld
     from scene_sim_ros.sim.engines.pybullet.shapes import ShapeCache
     from scene_sim_ros.sim.sensors.rendering import Rendering
 
@@ -56,7 +57,9 @@ class EntityLookup:
     _removed: set[str]
     _readers: dict[tuple[str, str], SensorReader]
     _link_states: dict[tuple[str, str], tuple[Pose, Vector, Vector]]
+    _world_sample: JointSample | None
     _joint_samples: dict[str, JointSample]
+    _motor_world: MotorWorld | None
     _pushes: list[Push]
     _steps: int
 
@@ -153,5 +156,6 @@ class EntityLookup:
         """Bodies moved between steps: cached link and joint states and camera frames no
         longer show the world."""
         self._link_states.clear()
+        self._world_sample = None
         self._joint_samples.clear()
         self.rendering.invalidate()

@@ -4,7 +4,7 @@ entity (the rules are :mod:`scene_sim_ros.sim.guard`)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
 import pybullet as pb
 
@@ -28,22 +28,19 @@ class PyBulletGuard(ExplosionGuard[BuiltEntity]):
     def lookup(self, entity: str) -> BuiltEntity | None:
         return self._entities.get(entity)
 
-    def samples(self, built: BuiltEntity) -> Iterator[MotionSample]:
+    def samples(self, built: BuiltEntity) -> list[MotionSample]:
         client = self._client
         position, orientation = pb.getBasePositionAndOrientation(built.body,
                                                                  physicsClientId=client)
         linear, angular = pb.getBaseVelocity(built.body, physicsClientId=client)
-        yield (-1, (*position, *orientation, *linear, *angular),
-               0.0 if built.fixed else math.hypot(*linear))
-        links = sorted(i for i in built.link_names if i >= 0)
-        for body in built.bodies:  # one, or the parts of a large entity
-            mine = [i for i in links if built.locate(i)[0] == body]
-            if not mine:
-                continue
-            states = pb.getLinkStates(body, [built.locate(i)[1] for i in mine],
-                                      computeLinkVelocity=1, physicsClientId=client)
-            for index, state in zip(mine, states):
-                yield index, (*state[0], *state[1], *state[6]), math.hypot(*state[6])
+        samples = [(-1, (*position, *orientation, *linear, *angular),
+                    0.0 if built.fixed else math.hypot(*linear))]
+        hypot = math.hypot
+        for body, links, indices in built.link_groups:  # one, or the parts of a large entity
+            states = pb.getLinkStates(body, links, computeLinkVelocity=1, physicsClientId=client)
+            samples += [(index, state[0] + state[1] + state[6], hypot(*state[6]))
+                        for index, state in zip(indices, states)]
+        return samples
 
     def where(self, built: BuiltEntity, index: int) -> str:
         link = built.model_link_name(index) or built.link_names.get(index, '?')

@@ -51,6 +51,21 @@ _STEP_LOCK = threading.Lock()
 def native_step(client: int) -> Callable[[], None] | None:
     """A function that steps PyBullet client ``client`` once without the GIL, or None where
     this PyBullet build does not allow it (the reason is logged at debug level)."""
+    found = client_handle(client)
+    if found is None:
+        return None
+    library, handle = found
+    submit, command = library.api.b3SubmitClientCommandAndWaitStatus, library.api.b3InitStepSimulationCommand
+
+    def step() -> None:
+        with _STEP_LOCK:
+            submit(handle, command(handle))
+    return step
+
+
+def client_handle(client: int) -> tuple[NativeLibrary, int] | None:
+    """PyBullet's C API and the C handle of client ``client`` (checked: it answers and has the
+    client's bodies), or None where this build does not allow it (logged at debug level)."""
     library = _library()
     if library is None or not 0 <= client < MAX_PHYSICS_CLIENTS:
         return None
@@ -61,28 +76,28 @@ def native_step(client: int) -> Callable[[], None] | None:
     if library.api.b3GetNumBodies(handle) != pb.getNumBodies(physicsClientId=client):
         _log.debug('native step: the handle of client %d is another client', client)
         return None
-    submit, command = library.api.b3SubmitClientCommandAndWaitStatus, library.api.b3InitStepSimulationCommand
-
-    def step() -> None:
-        with _STEP_LOCK:
-            submit(handle, command(handle))
-    return step
+    return library, handle
 
 
-class _Library:
-    def __init__(self, api: ctypes.CDLL, client_table: int):
+class NativeLibrary:
+    """PyBullet's library: its C API called without the GIL (``api``) and with it
+    (``held``: for calls that must not let other Python threads use PyBullet meanwhile)."""
+
+    def __init__(self, api: ctypes.CDLL, held: ctypes.PyDLL, client_table: int):
         self.api = api
+        self.held = held
         self.client_table = client_table
 
 
 @cache
-def _library() -> _Library | None:
+def _library() -> NativeLibrary | None:
     if sys.platform != 'linux':
         return None
     path = pb.__file__
     try:
         symbols = _elf_symbols(path, {CLIENT_TABLE, ANCHOR})
         api = ctypes.CDLL(path)  # the library Python loaded already (same path, same handle)
+        held = ctypes.PyDLL(path)
     except (OSError, ValueError, struct.error) as err:
         _log.debug('native step: cannot read %s: %s', path, err)
         return None
@@ -95,7 +110,7 @@ def _library() -> _Library | None:
     base = ctypes.cast(api.b3InitStepSimulationCommand, ctypes.c_void_p).value
     if base is None:
         return None
-    return _Library(api, base - anchor[0] + table[0])
+    return NativeLibrary(api, held, base - anchor[0] + table[0])
 
 
 def _declare(api: ctypes.CDLL) -> None:

@@ -41,6 +41,7 @@ from scene_sim_ros.sim.engines.pybullet.bounce import Bounce
 from scene_sim_ros.sim.engines.pybullet.builder import Builder
 from scene_sim_ros.sim.engines.pybullet.built_entity import BuiltEntity
 from scene_sim_ros.sim.engines.pybullet.guard import PyBulletGuard
+from scene_sim_ros.sim.engines.pybullet.motor_world import MotorWorld
 from scene_sim_ros.sim.engines.pybullet.native_step import native_step
 from scene_sim_ros.sim.engines.pybullet.sensing import Sensing
 from scene_sim_ros.sim.engines.pybullet.shapes import ShapeCache
@@ -105,8 +106,12 @@ class Simulation(StateQueries, WorldEdits, Sensing):
         self._readers: dict[tuple[str, str], SensorReader] = {}
         self._link_states: dict[tuple[str, str], tuple[Pose, Vector, Vector]] = {}
         """:meth:`link_world_state` of this step (emptied by every step and every teleport)."""
+        self._world_sample: JointSample | None = None
+        """The joint states of all entities, read since the last step (``_world_joint_sample``)."""
         self._joint_samples: dict[str, JointSample] = {}
-        """Joint states read since the last step (see ``_joint_sample``), by entity."""
+        """Each entity's part of it (``_joint_sample``), by entity."""
+        self._motor_world: MotorWorld | None = None
+        """The motors of all entities as one; None after entities came or went (``_motors``)."""
         self._pushes = []
         self._steps = 0
         self.release_gil = release_gil and not gui
@@ -153,6 +158,7 @@ class Simulation(StateQueries, WorldEdits, Sensing):
             raise SimulationError(f'an entity named {entity.name!r} exists already')
         built = self._builder.build(entity)
         self._entities[entity.name] = built
+        self._motor_world = None
         self._bounce.add(built)
         for body in built.bodies:
             self._by_body[body] = built
@@ -223,6 +229,7 @@ class Simulation(StateQueries, WorldEdits, Sensing):
                 self._wires.apply(self.step_length / self.substeps)
                 self._bounce.before_step()
                 (self._physics_step or self._choose_physics_step())()
+                self._world_sample = None
                 self._joint_samples.clear()
                 self._bounce.after_step()
             self._link_states.clear()
@@ -254,40 +261,11 @@ class Simulation(StateQueries, WorldEdits, Sensing):
         return gil_free_step
 
     def _apply_motors(self) -> None:
-        client = self.client
-        for built in self._entities.values():
-            if not built.joint_indices or not built.motors.active:
-                continue
-            if built.parts:
-                self._apply_part_motors(built)
-                continue
-            # read after the last step by the node's joint states already, or read now
-            positions, velocities, _ = self._joint_sample(built)
-            out = built.motors.output(positions, velocities)
-            pb.setJointMotorControlArray(built.body, built.joint_indices, pb.VELOCITY_CONTROL,
-                                         targetVelocities=out.velocities.tolist(),
-                                         forces=out.forces.tolist(), physicsClientId=client)
-            if len(out.effort_joints):
-                pb.setJointMotorControlArray(
-                    built.body, [built.joint_indices[k] for k in out.effort_joints],
-                    pb.TORQUE_CONTROL, forces=out.efforts.tolist(), physicsClientId=client)
-
-    def _apply_part_motors(self, built: BuiltEntity) -> None:
-        """:meth:`_apply_motors` for an entity of several PyBullet bodies (see ``Part``)."""
-        client = self.client
-        positions, velocities, _ = self._joint_sample(built)
-        out = built.motors.output(positions, velocities)
-        efforts = dict(zip(out.effort_joints.tolist(), out.efforts.tolist()))
-        for body, indices, ks in built.joint_groups():
-            pb.setJointMotorControlArray(body, indices, pb.VELOCITY_CONTROL,
-                                         targetVelocities=[out.velocities[k] for k in ks],
-                                         forces=[out.forces[k] for k in ks],
-                                         physicsClientId=client)
-            torque = [(i, efforts[k]) for i, k in zip(indices, ks) if k in efforts]
-            if torque:
-                pb.setJointMotorControlArray(body, [i for i, _ in torque], pb.TORQUE_CONTROL,
-                                             forces=[f for _, f in torque],
-                                             physicsClientId=client)
+        """Every motor of the world for the coming physics step, in one evaluation (see
+        :mod:`.motor_world`)."""
+        world = self._motors()
+        positions, velocities, _ = self._world_joint_sample(world)
+        world.apply(positions, velocities)
 
     def _apply_propellers(self) -> None:
         """Thrust and torque of every propeller from its joint's velocity (Webots' law, see

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pybullet as pb
@@ -19,8 +18,13 @@ from scene_sim_ros.scene import Pose
 from scene_sim_ros.scene.transforms import cross, quat_normalized, vec3
 from scene_sim_ros.sim.engines.pybullet.built_entity import BuiltEntity, place_parts
 from scene_sim_ros.sim.engines.pybullet.entity_lookup import EntityLookup, Push
+from scene_sim_ros.sim.engines.pybullet.motor_world import MotorWorld
 from scene_sim_ros.sim.motors import POSITION
 from scene_sim_ros.sim.simulator import ContactPoint, JointSample, Quaternion, Vector
+from scene_sim_ros.sim.torque_servos import substeps_for
+
+_NO_JOINTS = np.zeros(0)
+_NO_JOINTS.flags.writeable = False
 
 
 class StateQueries(EntityLookup):
@@ -188,34 +192,33 @@ class StateQueries(EntityLookup):
 
     def _joint_sample(self, built: BuiltEntity) -> JointSample:
         """(positions, velocities, applied efforts) of ``built``'s movable joints as they are
-        now, read from PyBullet once between two steps: the readers after a step and the
-        motors of the next step share it (read-only arrays; emptied by every step and edit)."""
+        now: its part of the world's joint states (read-only views), which the readers after a
+        step and the motors of the next step share (kept until the next step or edit)."""
         cached = self._joint_samples.get(built.name)
         if cached is not None:
             return cached
-        states = self._joint_states(built)
-        if not states:
-            empty = _frozen(np.zeros(0))
-            sample: JointSample = (empty, empty, empty)
-        else:  # (position, velocity, reaction wrench, applied effort) per joint
-            positions, velocities, _, applied = zip(*states)
-            sample = (_frozen(np.array(positions, dtype=np.float64)),
-                      _frozen(np.array(velocities, dtype=np.float64)),
-                      _frozen(np.array(applied, dtype=np.float64)))
+        world = self._motors()
+        joints = world.slices.get(built.name)
+        if joints is None:  # no movable joints
+            return _NO_JOINTS, _NO_JOINTS, _NO_JOINTS
+        positions, velocities, applied = self._world_joint_sample(world)
+        sample = positions[joints], velocities[joints], applied[joints]
         self._joint_samples[built.name] = sample
         return sample
 
-    def _joint_states(self, built: BuiltEntity) -> list[tuple[float, float, tuple[float, ...], float]]:
-        """PyBullet's joint states of ``built.joint_indices``, in their order."""
-        if not built.parts:
-            return list(pb.getJointStates(built.body, built.joint_indices,
-                                          physicsClientId=self.client))
-        states: list[Any] = [None] * len(built.joint_indices)
-        for body, indices, ks in built.joint_groups():
-            for k, state in zip(ks, pb.getJointStates(body, indices,
-                                                      physicsClientId=self.client)):
-                states[k] = state
-        return states
+    def _world_joint_sample(self, world: MotorWorld) -> JointSample:
+        """The joint states of every entity, read from PyBullet once between two steps
+        (emptied by every step and edit)."""
+        if self._world_sample is None:
+            self._world_sample = world.read()
+        return self._world_sample
+
+    def _motors(self) -> MotorWorld:
+        """The motors of all entities as one (built anew after entities came or went)."""
+        if self._motor_world is None:
+            self._motor_world = MotorWorld(self.client, self._entities.values(),
+                                           self.scene.step_length / substeps_for(self.scene))
+        return self._motor_world
 
     def command(self, entity: str, joint: str, position: float | None = None,
                 velocity: float | None = None, effort: float | None = None) -> None:
@@ -289,8 +292,3 @@ class StateQueries(EntityLookup):
             return self._link_pose(built, -1).position
         return tuple(sum(m * p[k] for m, p in zip(masses, positions)) / total
                      for k in range(3))
-
-
-def _frozen(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array

@@ -54,6 +54,7 @@ class WorldEdits(EntityLookup):
             for body in built.bodies:
                 pb.removeBody(body, physicsClientId=self.client)
         del self._entities[name]
+        self._motor_world = None
         self._guard.reports.pop(name, None)  # a new entity of this name gets its own report
         self._pushes = [p for p in self._pushes if p.body not in built.bodies]
         for key in [k for k in self._readers if k[0] == name]:
@@ -114,6 +115,7 @@ class WorldEdits(EntityLookup):
         self._shapes.clear()
         self._pool.clear()
         self._entities.clear()
+        self._motor_world = None
         self._by_body.clear()
         self._readers.clear()
         self._pushes.clear()
