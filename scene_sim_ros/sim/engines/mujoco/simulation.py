@@ -32,7 +32,7 @@ from scene_sim_ros.sim.engines.mujoco.rolling import RollingResistance
 from scene_sim_ros.sim.engines.mujoco.sensing import Sensing
 from scene_sim_ros.sim.engines.mujoco.state_queries import Push
 from scene_sim_ros.sim.engines.mujoco.wires import MjWires
-from scene_sim_ros.sim.engines.mujoco.world_motors import WorldMotors
+from scene_sim_ros.sim.engines.mujoco.world_motors import MujocoMotors
 from scene_sim_ros.sim.sensors import create_reader
 from scene_sim_ros.sim.sensors.rendering import Rendering
 from scene_sim_ros.sim.simulator import ResetScope, SensorReader
@@ -170,7 +170,7 @@ class MujocoSimulation(Sensing):
                 for name in names:
                     geom = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name)
                     self._geom_sensor[geom] = (built.number, built.sensor_index[sensor])
-        self._motors = WorldMotors(list(self._entities.values()), self.physics_step, model)
+        self._motors = MujocoMotors(list(self._entities.values()), self.physics_step, model)
         self._propellers = Propellers(model, self._entities.values())
         self._rolling = RollingResistance(model, self._builder.rolling_geoms)
         self._bounce = MjBounce(self.scene, model, self.data, self._entities.values(),

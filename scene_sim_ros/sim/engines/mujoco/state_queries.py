@@ -25,7 +25,7 @@ from scene_sim_ros.sim.simulator import ContactPoint, JointSample, Quaternion, V
 if TYPE_CHECKING:
     from scene_sim_ros.scene import Scene
     from scene_sim_ros.sim.engines.mujoco.guard import MujocoGuard
-    from scene_sim_ros.sim.engines.mujoco.world_motors import WorldMotors
+    from scene_sim_ros.sim.engines.mujoco.world_motors import MujocoMotors
     from scene_sim_ros.sim.sensors.rendering import Rendering
 
 
@@ -56,7 +56,7 @@ class StateQueries:
     rendering: Rendering
     _entities: dict[str, MjEntity]
     _by_number: dict[int, MjEntity]
-    _motors: WorldMotors
+    _motors: MujocoMotors
     _pushes: list[Push]
     _guard: MujocoGuard
 

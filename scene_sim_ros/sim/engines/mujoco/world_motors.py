@@ -3,10 +3,12 @@ positions and velocities, one evaluation of SimRobot Core3's law for every servo
 (:class:`~scene_sim_ros.sim.explicit_servos.ExplicitServos`), one write of generalised forces.
 
 Commands still go to each entity's :class:`~scene_sim_ros.sim.motors.MotorBank` (the commands'
-checks and clamps are engine-neutral); :meth:`WorldMotors.sync` copies what they hold into the
-world arrays once after commands, not every step. Laws other than Core3's (Core2's PID servo,
-PT2, velocity motors: a target velocity reached with at most ``max_force``, as ODE's and
-PyBullet's velocity motors) come from the bank's ``output`` and are realised as rows of
+checks and clamps are engine-neutral); the banks are joined into one
+:class:`~scene_sim_ros.sim.motors.WorldMotors` (they hold views of its arrays), and
+:meth:`MujocoMotors.sync` only decides, after commands, which law holds each joint. Laws other
+than Core3's (Core2's PID servo, PT2, velocity motors: a target velocity reached with at most
+``max_force``, as ODE's and PyBullet's velocity motors) come from one ``output`` of the joined
+banks and are realised as rows of
 MuJoCo's constraint solver (:mod:`.velocity_motors`), solved with the contacts; a passive
 joint's friction is such a row with target 0, as in the PyBullet engine.
 """
@@ -22,10 +24,10 @@ from scene_sim_ros.scene import Joint
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
 from scene_sim_ros.sim.engines.mujoco.velocity_motors import MotorRows
 from scene_sim_ros.sim.explicit_servos import ExplicitServos
-from scene_sim_ros.sim.motors import EFFORT, PASSIVE
+from scene_sim_ros.sim.motors import EFFORT, PASSIVE, WorldMotors
 
 
-class WorldMotors:
+class MujocoMotors:
     """Motor state of all movable joints of ``entities`` (in their order, then scene order)."""
 
     def __init__(self, entities: Sequence[MjEntity], step_length: float, model: mujoco.MjModel):
@@ -40,6 +42,7 @@ class WorldMotors:
             joints.extend(built.movable_joints)
             start += n
         self.count = start
+        self.joined = WorldMotors([b.motors for b in self.entities], step_length)
         self.servos = ExplicitServos(joints, step_length)
         self.applied = np.zeros(start)
         self.qpos = np.concatenate([b.qpos for b in self.entities]) if start else \
@@ -67,27 +70,16 @@ class WorldMotors:
         self.dirty = True
 
     def sync(self) -> None:
-        """Copy the banks' modes and targets into the world arrays (after commands) and choose
-        the joints whose law is a solver row: a motor's or a friction's, not a commanded
-        effort, not Core3's law."""
-        banks = [b.motors for b in self.entities]
+        """Choose, after commands, the law of each joint: Core3's (a servo in its mode), a
+        commanded effort, or a solver row (a motor's or a friction's)."""
         self.dirty = False
-        if not self.count:
-            self._python_laws: list[MjEntity] = []
-            return
-        self.mode = np.concatenate([b.mode for b in banks])
-        self.position_target = np.concatenate([b.position_target for b in banks])
-        self.velocity_target = np.concatenate([b.velocity_target for b in banks])
-        self.effort_target = np.concatenate([b.effort_target for b in banks])
-        torque_mode = np.concatenate([b.torque_mode for b in banks])
-        friction = np.concatenate([b.friction for b in banks])
+        joined = self.joined
         rows = self.servos.rows
-        self.servo_active = self.mode[rows] == torque_mode[rows]
-        self.effort = self.mode == EFFORT
-        law = ((self.mode != PASSIVE) | (friction > 0.0)) & ~self.effort
+        self.servo_active = joined.mode[rows] == joined.torque_mode[rows]
+        self.effort = joined.mode == EFFORT
+        law = ((joined.mode != PASSIVE) | (joined.friction > 0.0)) & ~self.effort
         law[rows[self.servo_active]] = False
         self.law_rows = np.flatnonzero(law)
-        self._python_laws = [b for b in self.entities if law[self.slices[b.name]].any()]
         self._new_rows = self.rows.select(self.dofs[self.law_rows])
 
     def torques(self, model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
@@ -103,42 +95,38 @@ class WorldMotors:
         if not self.count:
             return tau
         positions, velocities = data.qpos[self.qpos], data.qvel[self.dofs]
-        servos = self.servos
+        servos, joined = self.servos, self.joined
         if len(servos):
-            servo_tau = servos.torques(self.position_target, self.velocity_target, positions,
+            servo_tau = servos.torques(joined.position_target, joined.velocity_target, positions,
                                        velocities)
             active = self.servo_active
             tau[servos.rows[active]] = servo_tau[active]
-        tau[self.effort] = self.effort_target[self.effort]
-        if self._python_laws:
+        tau[self.effort] = joined.effort_target[self.effort]
+        if len(self.law_rows):
             self._aim_rows(data, positions, velocities)
         self.applied = tau
         return tau
 
     def _aim_rows(self, data: mujoco.MjData, positions: np.ndarray,
                   velocities: np.ndarray) -> None:
-        """The banks' laws this step (velocity targets and force bounds) into the rows."""
-        targets = np.zeros(self.count)
-        bounds = np.zeros(self.count)
-        for built in self._python_laws:
-            span = self.slices[built.name]
-            out = built.motors.output(positions[span], velocities[span])
-            targets[span], bounds[span] = out.velocities, out.forces
+        """The laws' velocity targets and force bounds this step into the rows (one
+        evaluation of every bank's laws)."""
+        out = self.joined.output(positions, velocities)
         k = self.law_rows
-        self.rows.aim(data, self.dofs[k], targets[k], bounds[k], self.step_length)
+        self.rows.aim(data, self.dofs[k], out.velocities[k], out.forces[k], self.step_length)
 
     def after_solve(self, data: mujoco.MjData) -> None:
         """The rows' forces as the efforts their joints applied (after ``mj_step2``)."""
-        if len(self.law_rows) and self._python_laws:
+        if len(self.law_rows):
             self.applied[self.law_rows] = self.rows.forces(data)
 
     def efforts(self, name: str) -> np.ndarray:
         """The efforts the entity's joints applied in the last step; a commanded effort as
         commanded (also before the first step after the command), as the PyBullet engine
         reports it."""
-        bank = next(b.motors for b in self.entities if b.name == name)
-        out = self.applied[self.slices[name]].copy()
-        commanded = bank.mode == EFFORT
-        out[commanded] = bank.effort_target[commanded]
+        span = self.slices[name]
+        out = self.applied[span].copy()
+        commanded = self.joined.mode[span] == EFFORT
+        out[commanded] = self.joined.effort_target[span][commanded]
         return out
 
