@@ -283,10 +283,23 @@ def _stop_leftovers() -> None:
         proc.stop()
 
 
+def with_test_engine(run_args: tuple[str, ...]) -> list[str]:
+    """``run_args`` with ``--engine $SCENE_SIM_ROS_TEST_ENGINE`` after the scene, unless they
+    choose an engine (a flag or a parameter) or the variable is unset."""
+    engine = os.environ.get('SCENE_SIM_ROS_TEST_ENGINE')
+    args = list(run_args)
+    if not engine or '--engine' in args or any(a.startswith('engine:=') for a in args):
+        return args
+    at = 1 if args and not args[0].startswith('-') else 0
+    return [*args[:at], '--engine', engine, *args[at:]]
+
+
 def scene_sim_run(log_dir: str | os.PathLike[str], *run_args: str,
                   ready_timeout: float = 60.0) -> ManagedProcess:
     """``scene-sim-ros run RUN_ARGS`` with this test's Python, ready once the node has logged
-    its real-time factor (the scene is loaded and the world built). Use it as a context manager."""
-    argv = [sys.executable, '-u', '-m', 'scene_sim_ros.cli', 'run', *run_args]
+    its real-time factor (the scene is loaded and the world built). Use it as a context manager.
+    ``$SCENE_SIM_ROS_TEST_ENGINE`` runs the node on that engine where the test names none (CI
+    runs the node tests once more on MuJoCo)."""
+    argv = [sys.executable, '-u', '-m', 'scene_sim_ros.cli', 'run', *with_test_engine(run_args)]
     return ManagedProcess(argv, log_dir=Path(log_dir), name='sim_node', ready=r'real-time factor',
                           ready_timeout=ready_timeout)
