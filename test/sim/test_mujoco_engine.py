@@ -60,8 +60,8 @@ def test_the_booster_t1_falls_at_core3s_time_without_commands():
     """The T1's ankles (2 x p 50 N m/rad) are below gravity's tipping stiffness (~170 N m/rad):
     Core3 tilts past 30 deg at 1.50 s (mujoco-core3.md); +-0.15 s."""
     if not T1.is_file():
-        pytest.skip(f'{T1}: the B-Human T1 scenes (bhuman/BHumanCodeRelease@d89d603f '
-                    'Config/Scenes, outside the repository; $SCENE_SIM_ROS_BHUMAN_HEAD)')
+        pytest.skip(f"B-Human's T1 scenes are not in the corpus: {T1} (bhuman/BHumanCodeRelease"
+                    '@d89d603f Config/Scenes, outside the repository; $SCENE_SIM_ROS_BHUMAN_HEAD)')
     scene = load_scene(T1)
     robot = next(e.name for e in scene.entities if e.kind == 'robot')
     sim = create_simulator(scene, 'mujoco')
