@@ -2,6 +2,8 @@
 GetParameters and ``ros2 param dump`` see them all), numbers take integers from any route, and
 wrong types are refused naming the parameter."""
 
+import os
+
 import pytest
 
 from support.processes import scene_sim_run
