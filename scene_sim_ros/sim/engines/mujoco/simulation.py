@@ -14,17 +14,15 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Iterable
-from typing import Any
 
 import mujoco
 import numpy as np
 
 from scene_sim_ros.errors import SimulationError
-from scene_sim_ros.scene import Entity, Pose, Scene
+from scene_sim_ros.scene import Entity, Scene
 from scene_sim_ros.scene.sensors import IMAGE_SENSORS
-from scene_sim_ros.scene.transforms import quat_from_axis_angle, quat_multiply, quat_normalized, vec3
 from scene_sim_ros.sim.engines.mujoco.bounce import MjBounce
-from scene_sim_ros.sim.engines.mujoco.builder import SpecBuilder, new_spec, wxyz
+from scene_sim_ros.sim.engines.mujoco.builder import SpecBuilder, new_spec
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
 from scene_sim_ros.sim.engines.mujoco.guard import MujocoGuard
 from scene_sim_ros.sim.engines.mujoco.propellers import Propellers
@@ -33,7 +31,9 @@ from scene_sim_ros.sim.engines.mujoco.sensing import Sensing
 from scene_sim_ros.sim.engines.mujoco.state_queries import Push
 from scene_sim_ros.sim.engines.mujoco.wires import MjWires
 from scene_sim_ros.sim.engines.mujoco.world_motors import MujocoMotors
+from scene_sim_ros.sim.requests import advanced
 from scene_sim_ros.sim.sensors import create_reader
+from scene_sim_ros.sim.sensors.access import SensorAccess
 from scene_sim_ros.sim.sensors.rendering import Rendering
 from scene_sim_ros.sim.simulator import ResetScope, SensorReader
 from scene_sim_ros.sim.torque_servos import is_torque_controlled
@@ -66,7 +66,7 @@ def physics_substeps(scene: Scene) -> int:
     return math.ceil(step / MAX_CONTACT_STEP - 1e-9)
 
 
-class MujocoSimulation(Sensing):
+class MujocoSimulation(Sensing, SensorAccess):
     """A MuJoCo world built from ``scene`` (``seed`` seeds :attr:`rng`, the sensor noise;
     ``renderer`` draws the cameras, 'gl' or 'auto': MuJoCo has no software renderer here)."""
 
@@ -267,41 +267,12 @@ class MujocoSimulation(Sensing):
         self._pushes = [p for p in self._pushes if p.steps_left > 0]
 
     def _move_kinematic(self) -> None:
-        dt = self.step_length
         for built in self._entities.values():
             if built.kinematic_pose is None or built.mocap < 0:
                 continue
-            linear, angular = built.kinematic_velocity
-            pose = built.kinematic_pose
-            speed = math.sqrt(sum(w * w for w in angular))
-            orientation = pose.orientation
-            if speed > 0.0:
-                turn = quat_from_axis_angle(angular, speed * dt)
-                orientation = quat_normalized(quat_multiply(turn, orientation))
-            position = vec3([p + v * dt for p, v in zip(pose.position, linear)])
-            built.kinematic_pose = Pose(position, orientation)
-            self.data.mocap_pos[built.mocap] = position
-            self.data.mocap_quat[built.mocap] = wxyz(orientation)
-
-    # -- sensors ---------------------------------------------------------------------------
-    def read(self, entity: str, sensor: str) -> Any:
-        return self.reader(entity, sensor).read()
-
-    def sensor_readers(self) -> list[Any]:
-        return list(self._readers.values())
-
-    def reader(self, entity: str, sensor: str) -> Any:
-        built = self._built(entity)
-        key = (entity, sensor)
-        if key not in self._readers:
-            try:
-                model = built.entity.sensor(sensor)
-            except KeyError:
-                names = ', '.join(s.name for s in built.entity.sensors)
-                raise SimulationError(f'entity {entity!r} has no sensor {sensor!r}; '
-                                      f'sensors: {names or "none"}') from None
-            self._readers[key] = create_reader(self, entity, model)
-        return self._readers[key]
+            built.kinematic_pose = advanced(built.kinematic_pose, built.kinematic_velocity,
+                                            self.step_length)
+            self._place_root(built, built.kinematic_pose)
 
     # -- spawn, delete, reset ----------------------------------------------------------------
     def add_entity(self, entity: Entity) -> None:
