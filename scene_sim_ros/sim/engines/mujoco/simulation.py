@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 import mujoco
 import numpy as np
@@ -66,6 +67,15 @@ def physics_substeps(scene: Scene) -> int:
     return math.ceil(step / MAX_CONTACT_STEP - 1e-9)
 
 
+@contextmanager
+def _mujoco_errors() -> Iterator[None]:
+    """MuJoCo's compiler errors as SimulationError (one line, the scene's fault)."""
+    try:
+        yield
+    except ValueError as error:
+        raise SimulationError(f'MuJoCo cannot build the scene: {error}') from None
+
+
 class MujocoSimulation(Sensing, SensorAccess):
     """A MuJoCo world built from ``scene`` (``seed`` seeds :attr:`rng`, the sensor noise;
     ``renderer`` draws the cameras, 'gl' or 'auto': MuJoCo has no software renderer here)."""
@@ -110,7 +120,8 @@ class MujocoSimulation(Sensing, SensorAccess):
             self._add_to_spec(entity)
         self._wires = MjWires(self.spec, self.physics_step, self.warnings)
         self._wires.build(self.scene.wires, self._entities)
-        self.model = self._compile()
+        with _mujoco_errors():
+            self.model = self.spec.compile()
         self.data = mujoco.MjData(self.model)
         self._index()
         for built in self._entities.values():
@@ -132,33 +143,12 @@ class MujocoSimulation(Sensing, SensorAccess):
         self._by_number[built.number] = built
         return built
 
-    def _compile(self, keep_state: bool = False) -> mujoco.MjModel:
-        try:
-            if keep_state:
-                self.model, self.data = self.spec.recompile(self.model, self.data)
-                return self.model
-            return self.spec.compile()
-        except ValueError as error:
-            raise SimulationError(f'MuJoCo cannot build the scene: {error}') from None
-
     def _index(self) -> None:
-        """Addresses of every entity's bodies and joints in the compiled model."""
+        """Addresses of every entity's bodies and joints in the compiled model, the maps from
+        MuJoCo bodies and geoms back to entities, and the world's motors and forces."""
         model = self.model
-        body = mujoco.mjtObj.mjOBJ_BODY
-        joint = mujoco.mjtObj.mjOBJ_JOINT
         for built in self._entities.values():
-            built.bodies = np.array([mujoco.mj_name2id(model, body, name)
-                                     for name in built.body_names], dtype=np.int64)
-            ids = [mujoco.mj_name2id(model, joint, f'{built.name}/{j.name}')
-                   for j in built.movable_joints]
-            built.qpos = np.array([model.jnt_qposadr[i] for i in ids], dtype=np.int64)
-            built.dofs = np.array([model.jnt_dofadr[i] for i in ids], dtype=np.int64)
-            free = mujoco.mj_name2id(model, joint, f'{built.name}/$root')
-            built.free_qpos = int(model.jnt_qposadr[free]) if free >= 0 else -1
-            built.free_dof = int(model.jnt_dofadr[free]) if free >= 0 else -1
-            built.mocap = int(model.body_mocapid[built.bodies[0]])
-            built.sensor_index = {sensor: len(built.link_names) - 1 + k
-                                  for k, sensor in enumerate(built.sensor_geoms)}
+            self._index_entity(built)
         self._body_number = np.zeros(model.nbody, dtype=np.int64)
         self._body_link = np.full(model.nbody, -1, dtype=np.int64)
         for built in self._entities.values():
@@ -175,6 +165,22 @@ class MujocoSimulation(Sensing, SensorAccess):
         self._rolling = RollingResistance(model, self._builder.rolling_geoms)
         self._bounce = MjBounce(self.scene, model, self.data, self._entities.values(),
                                 self.warnings)
+
+    def _index_entity(self, built: MjEntity) -> None:
+        model = self.model
+        body, joint = mujoco.mjtObj.mjOBJ_BODY, mujoco.mjtObj.mjOBJ_JOINT
+        built.bodies = np.array([mujoco.mj_name2id(model, body, name)
+                                 for name in built.body_names], dtype=np.int64)
+        ids = [mujoco.mj_name2id(model, joint, f'{built.name}/{j.name}')
+               for j in built.movable_joints]
+        built.qpos = np.array([model.jnt_qposadr[i] for i in ids], dtype=np.int64)
+        built.dofs = np.array([model.jnt_dofadr[i] for i in ids], dtype=np.int64)
+        free = mujoco.mj_name2id(model, joint, f'{built.name}/$root')
+        built.free_qpos = int(model.jnt_qposadr[free]) if free >= 0 else -1
+        built.free_dof = int(model.jnt_dofadr[free]) if free >= 0 else -1
+        built.mocap = int(model.body_mocapid[built.bodies[0]])
+        built.sensor_index = {sensor: len(built.link_names) - 1 + k
+                              for k, sensor in enumerate(built.sensor_geoms)}
 
     def _initial_state(self, built: MjEntity) -> None:
         entity = built.entity
@@ -305,7 +311,8 @@ class MujocoSimulation(Sensing, SensorAccess):
     def _recompile(self) -> None:
         """Recompile keeping the state; the motors' world arrays are rebuilt around the
         banks, which keep their commands."""
-        self._compile(keep_state=True)
+        with _mujoco_errors():
+            self.model, self.data = self.spec.recompile(self.model, self.data)
         self._index()
 
     def reset_entity(self, name: str) -> None:
