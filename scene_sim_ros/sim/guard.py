@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 from scene_sim_ros.errors import SimulationError
+from scene_sim_ros.scene import Entity
 
 MAX_SPEED = 50.0  # m/s, any link's centre of mass
 CHECK_PERIOD = 0.05  # s of simulated time between checks
@@ -57,6 +58,15 @@ def finding(samples: Iterable[MotionSample], where: Callable[[int], str],
     if worst_speed > MAX_SPEED:
         return f'{where(worst_link)} moves at {worst_speed:.3g} m/s (> {MAX_SPEED:g} m/s), {at}'
     return None
+
+
+def link_and_joint(entity: Entity, link: str, root: bool) -> str:
+    """How a report names a link: ``link 'x' (the root)`` or ``link 'x' (joint 'j')``, the
+    joint that moves it."""
+    if root:
+        return f'link {link!r} (the root)'
+    joint = next((j.name for j in entity.joints if j.child == link), None)
+    return f'link {link!r}' + (f' (joint {joint!r})' if joint else '')
 
 
 class ExplosionGuard(Generic[Built]):

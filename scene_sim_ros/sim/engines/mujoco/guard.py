@@ -11,7 +11,7 @@ import mujoco
 import numpy as np
 
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
-from scene_sim_ros.sim.guard import MAX_SPEED, ExplosionGuard, MotionSample
+from scene_sim_ros.sim.guard import MAX_SPEED, ExplosionGuard, MotionSample, link_and_joint
 
 
 class World(Protocol):
@@ -87,11 +87,7 @@ class MujocoGuard(ExplosionGuard[MjEntity]):
             yield index, state, speed
 
     def where(self, built: MjEntity, index: int) -> str:
-        link = built.link_names.get(index, '?')
-        if index < 0:
-            return f'link {link!r} (the root)'
-        joint = next((j.name for j in built.entity.joints if j.child == link), None)
-        return f'link {link!r}' + (f' (joint {joint!r})' if joint else '')
+        return link_and_joint(built.entity, built.link_names.get(index, '?'), root=index < 0)
 
     def require_finite_body(self, body: int) -> None:
         """Raise SimulationError (with the report) if the pose of ``body`` is not finite."""

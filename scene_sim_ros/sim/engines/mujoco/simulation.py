@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 import mujoco
 import numpy as np
 
 from scene_sim_ros.errors import SimulationError
-from scene_sim_ros.scene import Entity, Pose, Scene
+from scene_sim_ros.scene import Entity, Scene
 from scene_sim_ros.scene.sensors import IMAGE_SENSORS
-from scene_sim_ros.scene.transforms import quat_from_axis_angle, quat_multiply, quat_normalized, vec3
 from scene_sim_ros.sim.engines.mujoco.bounce import MjBounce
-from scene_sim_ros.sim.engines.mujoco.builder import SpecBuilder, new_spec, wxyz
+from scene_sim_ros.sim.engines.mujoco.builder import SpecBuilder, new_spec
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
 from scene_sim_ros.sim.engines.mujoco.guard import MujocoGuard
 from scene_sim_ros.sim.engines.mujoco.propellers import Propellers
@@ -33,7 +32,9 @@ from scene_sim_ros.sim.engines.mujoco.sensing import Sensing
 from scene_sim_ros.sim.engines.mujoco.state_queries import Push
 from scene_sim_ros.sim.engines.mujoco.wires import MjWires
 from scene_sim_ros.sim.engines.mujoco.world_motors import MujocoMotors
+from scene_sim_ros.sim.requests import advanced
 from scene_sim_ros.sim.sensors import create_reader
+from scene_sim_ros.sim.sensors.access import SensorAccess
 from scene_sim_ros.sim.sensors.rendering import Rendering
 from scene_sim_ros.sim.simulator import ResetScope, SensorReader
 from scene_sim_ros.sim.torque_servos import is_torque_controlled
@@ -66,7 +67,16 @@ def physics_substeps(scene: Scene) -> int:
     return math.ceil(step / MAX_CONTACT_STEP - 1e-9)
 
 
-class MujocoSimulation(Sensing):
+@contextmanager
+def _mujoco_errors() -> Iterator[None]:
+    """MuJoCo's compiler errors as SimulationError (one line, the scene's fault)."""
+    try:
+        yield
+    except ValueError as error:
+        raise SimulationError(f'MuJoCo cannot build the scene: {error}') from None
+
+
+class MujocoSimulation(Sensing, SensorAccess):
     """A MuJoCo world built from ``scene`` (``seed`` seeds :attr:`rng`, the sensor noise;
     ``renderer`` draws the cameras, 'gl' or 'auto': MuJoCo has no software renderer here)."""
 
@@ -110,7 +120,8 @@ class MujocoSimulation(Sensing):
             self._add_to_spec(entity)
         self._wires = MjWires(self.spec, self.physics_step, self.warnings)
         self._wires.build(self.scene.wires, self._entities)
-        self.model = self._compile()
+        with _mujoco_errors():
+            self.model = self.spec.compile()
         self.data = mujoco.MjData(self.model)
         self._index()
         for built in self._entities.values():
@@ -132,33 +143,12 @@ class MujocoSimulation(Sensing):
         self._by_number[built.number] = built
         return built
 
-    def _compile(self, keep_state: bool = False) -> mujoco.MjModel:
-        try:
-            if keep_state:
-                self.model, self.data = self.spec.recompile(self.model, self.data)
-                return self.model
-            return self.spec.compile()
-        except ValueError as error:
-            raise SimulationError(f'MuJoCo cannot build the scene: {error}') from None
-
     def _index(self) -> None:
-        """Addresses of every entity's bodies and joints in the compiled model."""
+        """Addresses of every entity's bodies and joints in the compiled model, the maps from
+        MuJoCo bodies and geoms back to entities, and the world's motors and forces."""
         model = self.model
-        body = mujoco.mjtObj.mjOBJ_BODY
-        joint = mujoco.mjtObj.mjOBJ_JOINT
         for built in self._entities.values():
-            built.bodies = np.array([mujoco.mj_name2id(model, body, name)
-                                     for name in built.body_names], dtype=np.int64)
-            ids = [mujoco.mj_name2id(model, joint, f'{built.name}/{j.name}')
-                   for j in built.movable_joints]
-            built.qpos = np.array([model.jnt_qposadr[i] for i in ids], dtype=np.int64)
-            built.dofs = np.array([model.jnt_dofadr[i] for i in ids], dtype=np.int64)
-            free = mujoco.mj_name2id(model, joint, f'{built.name}/$root')
-            built.free_qpos = int(model.jnt_qposadr[free]) if free >= 0 else -1
-            built.free_dof = int(model.jnt_dofadr[free]) if free >= 0 else -1
-            built.mocap = int(model.body_mocapid[built.bodies[0]])
-            built.sensor_index = {sensor: len(built.link_names) - 1 + k
-                                  for k, sensor in enumerate(built.sensor_geoms)}
+            self._index_entity(built)
         self._body_number = np.zeros(model.nbody, dtype=np.int64)
         self._body_link = np.full(model.nbody, -1, dtype=np.int64)
         for built in self._entities.values():
@@ -175,6 +165,22 @@ class MujocoSimulation(Sensing):
         self._rolling = RollingResistance(model, self._builder.rolling_geoms)
         self._bounce = MjBounce(self.scene, model, self.data, self._entities.values(),
                                 self.warnings)
+
+    def _index_entity(self, built: MjEntity) -> None:
+        model = self.model
+        body, joint = mujoco.mjtObj.mjOBJ_BODY, mujoco.mjtObj.mjOBJ_JOINT
+        built.bodies = np.array([mujoco.mj_name2id(model, body, name)
+                                 for name in built.body_names], dtype=np.int64)
+        ids = [mujoco.mj_name2id(model, joint, f'{built.name}/{j.name}')
+               for j in built.movable_joints]
+        built.qpos = np.array([model.jnt_qposadr[i] for i in ids], dtype=np.int64)
+        built.dofs = np.array([model.jnt_dofadr[i] for i in ids], dtype=np.int64)
+        free = mujoco.mj_name2id(model, joint, f'{built.name}/$root')
+        built.free_qpos = int(model.jnt_qposadr[free]) if free >= 0 else -1
+        built.free_dof = int(model.jnt_dofadr[free]) if free >= 0 else -1
+        built.mocap = int(model.body_mocapid[built.bodies[0]])
+        built.sensor_index = {sensor: len(built.link_names) - 1 + k
+                              for k, sensor in enumerate(built.sensor_geoms)}
 
     def _initial_state(self, built: MjEntity) -> None:
         entity = built.entity
@@ -267,41 +273,12 @@ class MujocoSimulation(Sensing):
         self._pushes = [p for p in self._pushes if p.steps_left > 0]
 
     def _move_kinematic(self) -> None:
-        dt = self.step_length
         for built in self._entities.values():
             if built.kinematic_pose is None or built.mocap < 0:
                 continue
-            linear, angular = built.kinematic_velocity
-            pose = built.kinematic_pose
-            speed = math.sqrt(sum(w * w for w in angular))
-            orientation = pose.orientation
-            if speed > 0.0:
-                turn = quat_from_axis_angle(angular, speed * dt)
-                orientation = quat_normalized(quat_multiply(turn, orientation))
-            position = vec3([p + v * dt for p, v in zip(pose.position, linear)])
-            built.kinematic_pose = Pose(position, orientation)
-            self.data.mocap_pos[built.mocap] = position
-            self.data.mocap_quat[built.mocap] = wxyz(orientation)
-
-    # -- sensors ---------------------------------------------------------------------------
-    def read(self, entity: str, sensor: str) -> Any:
-        return self.reader(entity, sensor).read()
-
-    def sensor_readers(self) -> list[Any]:
-        return list(self._readers.values())
-
-    def reader(self, entity: str, sensor: str) -> Any:
-        built = self._built(entity)
-        key = (entity, sensor)
-        if key not in self._readers:
-            try:
-                model = built.entity.sensor(sensor)
-            except KeyError:
-                names = ', '.join(s.name for s in built.entity.sensors)
-                raise SimulationError(f'entity {entity!r} has no sensor {sensor!r}; '
-                                      f'sensors: {names or "none"}') from None
-            self._readers[key] = create_reader(self, entity, model)
-        return self._readers[key]
+            built.kinematic_pose = advanced(built.kinematic_pose, built.kinematic_velocity,
+                                            self.step_length)
+            self._place_root(built, built.kinematic_pose)
 
     # -- spawn, delete, reset ----------------------------------------------------------------
     def add_entity(self, entity: Entity) -> None:
@@ -334,7 +311,8 @@ class MujocoSimulation(Sensing):
     def _recompile(self) -> None:
         """Recompile keeping the state; the motors' world arrays are rebuilt around the
         banks, which keep their commands."""
-        self._compile(keep_state=True)
+        with _mujoco_errors():
+            self.model, self.data = self.spec.recompile(self.model, self.data)
         self._index()
 
     def reset_entity(self, name: str) -> None:

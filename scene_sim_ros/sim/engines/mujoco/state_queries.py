@@ -16,10 +16,11 @@ import numpy as np
 
 from scene_sim_ros.errors import CommandError, SimulationError
 from scene_sim_ros.scene import Pose
-from scene_sim_ros.scene.transforms import quat_normalized, vec3
+from scene_sim_ros.scene.transforms import vec3
 from scene_sim_ros.sim.engines.mujoco.builder import wxyz
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
 from scene_sim_ros.sim.motors import POSITION
+from scene_sim_ros.sim.requests import requested_pose, requested_push, requested_velocity
 from scene_sim_ros.sim.simulator import ContactPoint, JointSample, Quaternion, Vector
 
 if TYPE_CHECKING:
@@ -121,13 +122,7 @@ class StateQueries:
         built, index = self._resolve(name)
         if index != -1:
             raise SimulationError(f'{name!r}: only an entity root can be placed')
-        values = [float(v) for v in (*xyz, *quat_xyzw)]
-        if len(values) != 7 or not all(math.isfinite(v) for v in values):
-            raise SimulationError(f'{name!r}: pose needs 3 + 4 finite numbers, got {values}')
-        try:
-            pose = Pose(vec3(values[:3]), quat_normalized(values[3:]))
-        except ValueError:
-            raise SimulationError(f'{name!r}: zero quaternion') from None
+        pose = requested_pose(name, xyz, quat_xyzw)
         if built.kinematic_pose is not None:
             built.kinematic_pose = pose
         self._place_root(built, pose)
@@ -181,12 +176,10 @@ class StateQueries:
         built, index = self._resolve(name)
         if index != -1:
             raise SimulationError(f'{name!r}: only an entity root velocity can be set')
-        values = [float(v) for v in (*linear, *angular)]
-        if len(values) != 6 or not all(math.isfinite(v) for v in values):
-            raise SimulationError(f'{name!r}: velocity needs 3 + 3 finite numbers')
+        linear_v, angular_v = requested_velocity(name, linear, angular)
         if built.kinematic_pose is not None:
-            built.kinematic_velocity = (vec3(values[:3]), vec3(values[3:]))
-        self._set_root_velocity(built, values[:3], values[3:])
+            built.kinematic_velocity = (linear_v, angular_v)
+        self._set_root_velocity(built, linear_v, angular_v)
         self._forward()
 
     def _set_root_velocity(self, built: MjEntity, linear: Sequence[float],
@@ -242,12 +235,8 @@ class StateQueries:
                     torque: Sequence[float] = (0.0, 0.0, 0.0), duration: float = 0.0) -> None:
         self._built(entity)
         index = -1 if link is None else self.link_index(entity, link)
-        values = [float(v) for v in (*force, *torque)]
-        if len(values) != 6 or not all(math.isfinite(v) for v in values) or \
-                not math.isfinite(duration) or duration < 0.0:
-            raise SimulationError('apply_force needs finite force, torque and duration >= 0')
-        steps = max(1, round(duration / self.step_length))
-        self._pushes.append(Push(entity, index, vec3(values[:3]), vec3(values[3:]), steps))
+        force_v, torque_v, steps = requested_push(force, torque, duration, self.step_length)
+        self._pushes.append(Push(entity, index, force_v, torque_v, steps))
 
     def contacts(self, entity: str) -> list[ContactPoint]:
         """Contact points of ``entity`` in the current state, with the normal force MuJoCo's

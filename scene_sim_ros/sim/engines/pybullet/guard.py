@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 import pybullet as pb
 
 from scene_sim_ros.sim.engines.pybullet.built_entity import BuiltEntity
-from scene_sim_ros.sim.guard import ExplosionGuard, MotionSample
+from scene_sim_ros.sim.guard import ExplosionGuard, MotionSample, link_and_joint
 
 
 class PyBulletGuard(ExplosionGuard[BuiltEntity]):
@@ -44,7 +44,4 @@ class PyBulletGuard(ExplosionGuard[BuiltEntity]):
 
     def where(self, built: BuiltEntity, index: int) -> str:
         link = built.model_link_name(index) or built.link_names.get(index, '?')
-        if index < 0:
-            return f'link {link!r} (the root)'
-        joint = next((j.name for j in built.entity.joints if j.child == link), None)
-        return f'link {link!r}' + (f' (joint {joint!r})' if joint else '')
+        return link_and_joint(built.entity, link, root=index < 0)

@@ -22,7 +22,6 @@ lookup (``entity_lookup``), state read and set (``state_queries``), spawn, delet
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -35,7 +34,6 @@ import pybullet as pb
 from scene_sim_ros.errors import SimulationError
 from scene_sim_ros.scene import Entity, Pose, Scene
 from scene_sim_ros.scene.sensors import IMAGE_SENSORS
-from scene_sim_ros.scene.transforms import quat_from_axis_angle, quat_multiply, quat_normalized, vec3
 from scene_sim_ros.sim.engines.pybullet.body_pool import BodyPool
 from scene_sim_ros.sim.engines.pybullet.bounce import Bounce
 from scene_sim_ros.sim.engines.pybullet.builder import Builder
@@ -50,7 +48,9 @@ from scene_sim_ros.sim.engines.pybullet.wires import WireSet
 from scene_sim_ros.sim.engines.pybullet.world_edits import WorldEdits
 from scene_sim_ros.sim.materials import fit_materials
 from scene_sim_ros.sim.meshes import default_mesh_dir
+from scene_sim_ros.sim.requests import advanced
 from scene_sim_ros.sim.sensors import create_reader
+from scene_sim_ros.sim.sensors.access import SensorAccess
 from scene_sim_ros.sim.sensors.rendering import Rendering
 from scene_sim_ros.sim.simulator import (
     ContactPoint,
@@ -70,7 +70,7 @@ __all__ = ['DEFAULT_SOLVER_ITERATIONS', 'ContactPoint', 'Quaternion', 'ResetScop
 DEFAULT_SOLVER_ITERATIONS = 30
 
 
-class Simulation(StateQueries, WorldEdits, Sensing):
+class Simulation(StateQueries, WorldEdits, Sensing, SensorAccess):
     """A PyBullet world built from ``scene``.
 
     ``seed`` seeds :attr:`rng` (sensor noise). ``solver_iterations`` sets PyBullet's constraint
@@ -307,43 +307,9 @@ class Simulation(StateQueries, WorldEdits, Sensing):
         self._pushes = [p for p in self._pushes if p.steps_left > 0]
 
     def _move_kinematic(self) -> None:
-        dt = self.step_length
         for built in self._entities.values():
             if built.kinematic_pose is None:
                 continue
-            linear, angular = built.kinematic_velocity
-            pose = built.kinematic_pose
-            speed = math.sqrt(sum(w * w for w in angular))
-            orientation = pose.orientation
-            if speed > 0.0:
-                turn = quat_from_axis_angle(angular, speed * dt)
-                orientation = quat_normalized(quat_multiply(turn, orientation))
-            position = vec3([p + v * dt for p, v in zip(pose.position, linear)])
-            built.kinematic_pose = Pose(position, orientation)
+            built.kinematic_pose = advanced(built.kinematic_pose, built.kinematic_velocity,
+                                            self.step_length)
             self._place_root(built, built.kinematic_pose)
-
-    # -- sensors ---------------------------------------------------------------------------
-    def read(self, entity: str, sensor: str) -> Any:
-        """Current reading of ``sensor`` of ``entity`` (numpy array or dict)."""
-        return self.reader(entity, sensor).read()
-
-    def sensor_readers(self) -> list[Any]:
-        """Every sensor reader created so far (the emitters look for their receivers)."""
-        return list(self._readers.values())
-
-    def reader(self, entity: str, sensor: str) -> Any:
-        """The reader object of a sensor (created on first use), e.g. to ``set()`` a user input.
-
-        Readers are replaced by a rebuilding :meth:`reset`: look them up again afterwards.
-        """
-        built = self._built(entity)
-        key = (entity, sensor)
-        if key not in self._readers:
-            try:
-                model = built.entity.sensor(sensor)
-            except KeyError:
-                names = ', '.join(s.name for s in built.entity.sensors)
-                raise SimulationError(f'entity {entity!r} has no sensor {sensor!r}; '
-                                      f'sensors: {names or "none"}') from None
-            self._readers[key] = self._create_reader(entity, model)
-        return self._readers[key]

@@ -15,11 +15,12 @@ import pybullet as pb
 
 from scene_sim_ros.errors import CommandError, SimulationError
 from scene_sim_ros.scene import Pose
-from scene_sim_ros.scene.transforms import cross, quat_normalized, vec3
+from scene_sim_ros.scene.transforms import cross
 from scene_sim_ros.sim.engines.pybullet.built_entity import BuiltEntity, place_parts
 from scene_sim_ros.sim.engines.pybullet.entity_lookup import EntityLookup, Push
 from scene_sim_ros.sim.engines.pybullet.motor_world import MotorWorld
 from scene_sim_ros.sim.motors import POSITION
+from scene_sim_ros.sim.requests import requested_pose, requested_push, requested_velocity
 from scene_sim_ros.sim.simulator import ContactPoint, JointSample, Quaternion, Vector
 from scene_sim_ros.sim.torque_servos import substeps_for
 
@@ -83,13 +84,7 @@ class StateQueries(EntityLookup):
         built, index = self._resolve(name)
         if index != -1:
             raise SimulationError(f'{name!r}: only an entity root can be placed')
-        values = [float(v) for v in (*xyz, *quat_xyzw)]
-        if len(values) != 7 or not all(math.isfinite(v) for v in values):
-            raise SimulationError(f'{name!r}: pose needs 3 + 4 finite numbers, got {values}')
-        try:
-            pose = Pose(vec3(values[:3]), quat_normalized(values[3:]))
-        except ValueError:
-            raise SimulationError(f'{name!r}: zero quaternion') from None
+        pose = requested_pose(name, xyz, quat_xyzw)
         if built.kinematic_pose is not None:
             built.kinematic_pose = pose
         self._place_root(built, pose)
@@ -151,10 +146,7 @@ class StateQueries(EntityLookup):
         built, index = self._resolve(name)
         if index != -1:
             raise SimulationError(f'{name!r}: only an entity root velocity can be set')
-        values = [float(v) for v in (*linear, *angular)]
-        if len(values) != 6 or not all(math.isfinite(v) for v in values):
-            raise SimulationError(f'{name!r}: velocity needs 3 + 3 finite numbers')
-        linear_v, angular_v = vec3(values[:3]), vec3(values[3:])
+        linear_v, angular_v = requested_velocity(name, linear, angular)
         if built.kinematic_pose is not None:
             built.kinematic_velocity = (linear_v, angular_v)
         com = pb.getBasePositionAndOrientation(built.body, physicsClientId=self.client)[0]
@@ -251,13 +243,9 @@ class StateQueries(EntityLookup):
         world frame, during each of the next ``max(1, round(duration / step_length))`` steps."""
         built = self._built(entity)
         index = -1 if link is None else self.link_index(entity, link)
-        values = [float(v) for v in (*force, *torque)]
-        if len(values) != 6 or not all(math.isfinite(v) for v in values) or \
-                not math.isfinite(duration) or duration < 0.0:
-            raise SimulationError('apply_force needs finite force, torque and duration >= 0')
-        steps = max(1, round(duration / self.step_length))
-        self._pushes.append(Push(*built.locate(index), vec3(values[:3]), vec3(values[3:]),
-                                  steps))
+        force_v, torque_v, steps = requested_push(force, torque, duration, self.step_length)
+        body, local = built.locate(index)
+        self._pushes.append(Push(body, local, force_v, torque_v, steps))
 
     def contacts(self, entity: str) -> list[ContactPoint]:
         """Contact points of ``entity`` after the last step."""
