@@ -132,7 +132,9 @@ def test_a_string_for_a_number_on_the_command_line_is_one_clear_error(tmp_path):
     (['--engine', 'mujoco', '--gui'],
      "error: engine 'mujoco' has no window of its own (gui is PyBullet's); watch it in rviz2 or "
      'Foxglove'),
-], ids=['unknown', 'mujoco-gui'])
+    (['--ros-args', '-p', 'renderer:=opengl'],
+     "error: unknown renderer 'opengl'; expected one of ('auto', 'gl', 'tiny')"),
+], ids=['unknown', 'mujoco-gui', 'unknown-renderer'])
 def test_an_engine_the_node_cannot_build_is_one_line_before_the_scene_loads(arguments, line):
     import subprocess
     import sys

@@ -93,9 +93,9 @@ class SimNode(Node):
         super().__init__(NODE_NAME, parameter_overrides=list(parameter_overrides), **node_kwargs)
         startup.own_clock_source(self)
         parameters.declare_node_parameters(self)
-        engine_error = parameters.engine_error(self)
-        if engine_error:
-            raise SceneSimError(engine_error)
+        start_error = parameters.start_error(self)
+        if start_error:
+            raise SceneSimError(start_error)
         self.engine = str(self._param('engine'))
         self.scene_path = startup.scene_path(self, scene)
         self.scene: Scene = startup.load_scene(self, self.scene_path)

@@ -26,6 +26,7 @@ from scene_sim_ros.ros.option_parameters import DeclaringNode, declare_options
 from scene_sim_ros.ros.options import node_options
 from scene_sim_ros.scene import Entity
 from scene_sim_ros.sim.engines import ENGINES
+from scene_sim_ros.sim.sensors.rendering import renderer_policy
 
 NUMBER_TYPES = (int, float)
 """Numeric parameters take integers too (``real_time_factor:=0`` on a command line is one)."""
@@ -119,15 +120,20 @@ def check_numbers(node: Node) -> str | None:
     return None
 
 
-def engine_error(node: Node) -> str | None:
-    """Why the ``engine`` parameter (with ``gui``) names no engine the node can build (None: it
-    does); checked before the scene is loaded, so that a typo costs no loading time."""
+def start_error(node: Node) -> str | None:
+    """Why the ``engine`` parameter (with ``gui``) or the ``renderer`` names nothing the node
+    can build (None: they do); checked before the scene is loaded, so that a typo costs no
+    loading time."""
     engine = value(node, 'engine')
     if engine not in ENGINES:
         return f'engine {engine!r} is not known; engines: {", ".join(ENGINES)}'
     if engine != 'pybullet' and value(node, 'gui'):
         return (f"engine {engine!r} has no window of its own (gui is PyBullet's); watch it "
                 'in rviz2 or Foxglove')
+    try:
+        renderer_policy(str(value(node, 'renderer')) or None)
+    except ValueError as error:
+        return str(error)
     return None
 
 
