@@ -62,12 +62,21 @@ def test_the_mujoco_node_publishes_the_clock_and_moves_a_commanded_joint(sim, ro
         f'waist_joint at {waist[-1] if waist else None} rad, commanded {WAIST_TARGET}'
 
 
-def test_load_world_swaps_the_world_in_the_mujoco_simulation(sim, ros_node):
-    """Last in the module: the arm is gone afterwards."""
-    from sensor_msgs.msg import JointState
-    loaded = subprocess.run([console_script('scene-sim-ros'), 'load', 'car'], capture_output=True,
+def _load(world: str) -> None:
+    loaded = subprocess.run([console_script('scene-sim-ros'), 'load', world], capture_output=True,
                             text=True, timeout=60)
     assert loaded.returncode == 0, loaded.stderr
-    states = wait_for_messages(ros_node, JointState, '/car/joint_states', count=5, timeout=30.0)
-    assert 'rear_left_joint' in states[-1].name
-    assert sim.output().count('building the') == 1  # the simulation was not built again
+
+
+def test_load_world_swaps_the_world_in_the_mujoco_simulation(sim, ros_node):
+    """The arm comes back afterwards, for the module's other tests in any order."""
+    from sensor_msgs.msg import JointState
+    try:
+        _load('car')
+        states = wait_for_messages(ros_node, JointState, '/car/joint_states', count=5,
+                                   timeout=30.0)
+        assert 'rear_left_joint' in states[-1].name
+        assert sim.output().count('building the') == 1  # the simulation was not built again
+    finally:
+        _load('arm')
+        wait_for_messages(ros_node, JointState, '/arm/joint_states', count=1, timeout=30.0)
