@@ -205,10 +205,16 @@ class MujocoSimulation(Sensing, SensorAccess):
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
-        """Drop the readers and the world (the simulation is unusable afterwards)."""
+        """Drop the readers and the world (the simulation is unusable afterwards): the spec's
+        element handles (wires) first, then the data, the model and the spec, in that order
+        now rather than in whatever order a garbage collection of the simulation's reference
+        cycles (readers, guard) would free them later."""
         self._readers.clear()
         self._entities = {}
         self._by_number = {}
+        for name in ('_wires', '_builder', '_motors', '_propellers', '_rolling', '_bounce', 'data',
+                     'model', 'spec'):
+            self.__dict__.pop(name, None)
 
     def __enter__(self) -> MujocoSimulation:
         return self
