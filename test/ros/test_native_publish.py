@@ -42,11 +42,13 @@ def test_other_threads_run_while_dds_takes_the_message(ros_node):
     publisher = ros_node.create_publisher(String, '/native_publish/text', 10)
     ros_node.create_subscription(String, '/native_publish/text', lambda msg: None, 10)
     assert spin_until(ros_node, lambda: publisher.get_subscription_count() == 1, 10.0)
-    data = serialize_message(String(data='x' * 1000))
+    # A megabyte keeps DDS busy for tens of microseconds a write (a kilobyte: about 5), so the
+    # waiting thread has a window it can win (a CI run once saw 0 runs in 3,000 kilobyte writes).
+    data = serialize_message(String(data='x' * 1_000_000))
     assert other_thread_runs(lambda: publisher.publish(data)) == 0
-    # Whether the waiting thread wins the GIL in a window of microseconds is up to the OS
-    # scheduler (other threads of the test process compete for it too): the GIL-free write
-    # must let it run at least once in a few rounds; rclpy's publish never does (above).
+    # Whether the waiting thread wins the GIL in that window is still up to the OS scheduler
+    # (other threads of the test process compete for it too): the GIL-free write must let it
+    # run at least once in a few rounds; rclpy's publish never does (above).
     assert any(other_thread_runs(lambda: native_publish.publish_serialized(publisher, data)) > 0
                for _ in range(10))
 
