@@ -25,15 +25,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from game_scene import GAME, NAO_CAMERAS, naos, skipped_without_gl  # noqa: E402
+
 from scene_sim_ros import Simulation  # noqa: E402
 from scene_sim_ros.formats import load_scene  # noqa: E402
 from scene_sim_ros.scene import Pose  # noqa: E402
-from scene_sim_ros.sim.render import egl_problem  # noqa: E402
 from scene_sim_ros.sim.sensors.rendering import View, render_cache  # noqa: E402
-
-GAME = (HERE.parent.parent / 'shared' / 'corpus' / 'simrobot' / 'BHumanCodeRelease' / 'Config'
-        / 'Scenes' / 'Game.ros2')
-
 
 OVERVIEW = View.of(Pose.from_xyz_rpy((-5.5, -3.5, 2.0), (0.0, 0.35, math.atan2(3.5, 5.5))),
                    640, 480, 1.2, 0.95)
@@ -72,16 +69,11 @@ def main() -> None:
     parser.add_argument('--frames', type=int, default=5)
     parser.add_argument('--scene', type=Path, default=GAME)
     args = parser.parse_args()
-    problem = egl_problem()
-    if problem is not None or not args.scene.is_file():
-        why = problem or f'{args.scene} is missing'
-        print(f'_skipped: {why}_')
-        print(json.dumps({'skipped': why}))
+    if skipped_without_gl(args.scene):
         return
     scene = load_scene(args.scene)
     sims = {name: Simulation(scene, renderer=name) for name in ('gl', 'tiny')}
-    robots = sorted({e.name for e in scene.entities
-                     if any(s.name == 'CameraTop' for s in e.sensors)})
+    robots = naos(scene)
     cases = [('CameraTop 640x480 RGB', [('robot1', 'CameraTop')], 'rgb'),
              ('CameraTop 640x480 depth', [('robot1', 'CameraTop')], 'depth'),
              ('CameraTop 640x480 segmentation', [('robot1', 'CameraTop')], 'seg'),
@@ -96,7 +88,7 @@ def main() -> None:
              (f'{len(robots)} cameras (CameraTop each) RGB', [(r, 'CameraTop') for r in robots],
               'rgb'),
              (f'{2 * len(robots)} cameras RGB',
-              [(r, c) for r in robots for c in ('CameraTop', 'CameraBottom')], 'rgb')]
+              [(r, c) for r in robots for c in NAO_CAMERAS], 'rgb')]
     for sim in sims.values():  # first frame: shapes, levels of detail, uploads
         start = time.perf_counter()
         frame_time(sim, cameras(sim, [('robot1', 'CameraTop')]), 'all', 1)

@@ -17,8 +17,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from game_scene import GAME
+
 ROOT = Path(__file__).resolve().parents[1]
-GAME = ROOT.parent / 'shared/corpus/simrobot/BHumanCodeRelease/Config/Scenes/Game.ros2'
 
 _CHILD = """
 import dataclasses, resource, sys

@@ -48,11 +48,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from game_scene import GAME
+
 REPO = Path(__file__).resolve().parents[1]
 CAMERA_RATE = 30.0   # Hz of sim time: the node's publish_rates.camera default
 ODOM_RATE = 50.0     # Hz of sim time: the node's mobile_base.rate default
-GAME = (REPO.parent / 'shared' / 'corpus' / 'simrobot' / 'BHumanCodeRelease' / 'Config' / 'Scenes'
-        / 'Game.ros2')
 
 
 def isolate_ros(log_dir: str) -> None:

@@ -23,12 +23,11 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from game_scene import GAME
+
 from scene_sim_ros import load_scene
 from scene_sim_ros.sim.engines import ENGINES, create_simulator
 from scene_sim_ros.sim.simulator import Simulator
-
-GAME = (Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'simrobot' /
-        'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2')
 
 
 def build(scene, engine: str, iterations: int | None) -> Simulator:

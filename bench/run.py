@@ -39,6 +39,11 @@ BENCHMARKS = (
      'ROS node overhead on the MuJoCo engine (serialized messages, EventsExecutor)'),
     ('camera', 'camera_pipeline.py', [], 'Camera pipeline vs bare PyBullet rendering'),
     ('gl', 'gl_cameras.py', [], 'GL renderer vs TinyRenderer on Game.ros2'),
+    ('clouds', 'point_clouds.py', [], 'Point clouds: cost per published cloud against its reading'),
+    ('vision', 'vision_round.py', [], 'Vision at game scale: where a round of 28 NAO frames goes'),
+    ('vision_rtf', 'vision_rtf.py', [],
+     'Vision at game scale: RTF with all 28 cameras at 30 Hz, no ROS (the GPU figure: '
+     'results/gpu-h200-vision.md)'),
     ('delivery', 'ros_delivery.py', [], 'Command latency and camera frames delivered to another process'),
     ('memory', 'memory.py', [], 'Peak memory'),
     ('spawn', 'spawn_clock.py', [], 'Spawning a 5 MB scene into the running node: /clock stall'),

@@ -20,14 +20,13 @@ import struct
 import sys
 from pathlib import Path
 
+from game_scene import GAME
+
 from scene_sim_ros import load_scene
 from scene_sim_ros.errors import CommandError
 from scene_sim_ros.resources import example_names, example_path
 from scene_sim_ros.sim.engines import ENGINES, create_simulator
 from scene_sim_ros.sim.simulator import Simulator
-
-GAME = (Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'simrobot' /
-        'BHumanCodeRelease' / 'Config' / 'Scenes' / 'Game.ros2')
 
 
 def scenes() -> dict[str, Path]:

@@ -16,6 +16,18 @@ from .transforms import IDENTITY, Pose
 
 
 @dataclass(frozen=True, slots=True)
+class Lens:
+    """Webots' lens distortion (``Lens`` node): the distortion ``center`` in texture
+    coordinates of the image (0..1, x right, y down) and Brown's radial (k1, k2) and tangential
+    (p1, p2) coefficients. The law that applies them (in texture coordinates, not
+    focal-length-normalised ones) and its OpenCV equivalent are in :mod:`.lens`."""
+
+    center: tuple[float, float] = (0.5, 0.5)
+    radial: tuple[float, float] = (0.0, 0.0)
+    tangential: tuple[float, float] = (0.0, 0.0)
+
+
+@dataclass(frozen=True, slots=True)
 class Camera:
     name: str
     link: str
@@ -27,6 +39,10 @@ class Camera:
     noise: float = 0.0
     near: float = 0.01
     far: float = 100.0
+    lens: Lens | None = None
+    projection: str = 'planar'
+    """'planar' (pinhole), or Webots' 'spherical' (fisheye, ``fov_x`` up to 2 pi) or
+    'cylindrical' (panorama): :mod:`scene_sim_ros.sim.sensors.projection`."""
     kind: ClassVar[str] = 'camera'
 
 
@@ -46,6 +62,15 @@ class DepthCamera:
     projection: str = 'perspective'
     pose: Pose = IDENTITY
     noise: float = 0.0
+    tilt: float = 0.0
+    """Spherical: elevation (rad, up) of the rows' centre above the frame's xy plane (Webots'
+    ``tiltAngle``); the rows keep the sensor frame, as a lidar's points do."""
+    frequency: float = 0.0
+    """Spherical: revolutions per second of a ``rotating`` head (0: not given)."""
+    rotating: bool = False
+    """Spherical: the columns are swept one after the other over a revolution (a spinning
+    lidar) instead of all at once."""
+    lens: Lens | None = None
     kind: ClassVar[str] = 'depth_camera'
 
 

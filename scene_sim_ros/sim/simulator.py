@@ -214,9 +214,12 @@ class Simulator(Protocol):
 
     def entity_of_body(self, body: int) -> str | None: ...
 
-    def cast_rays(self, origins: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    def cast_rays(self, origins: np.ndarray, ends: np.ndarray,
+                  exclude: Sequence[LinkHandle] = ()) -> np.ndarray:
         """(N, 3) rows of engine body, engine link, hit fraction of the first hit along each
-        segment ``origins[i] -> ends[i]`` (body -1: no hit)."""
+        segment ``origins[i] -> ends[i]`` on a link not in ``exclude`` (body -1: no hit); an
+        engine that cannot exclude links itself looks past them with
+        :func:`scene_sim_ros.sim.ray_casts.first_hits_past`."""
 
     def touching(self, handle: LinkHandle, max_distance: float) -> set[LinkHandle]:
         """The engine links in contact with ``handle`` (closer than ``max_distance``)."""

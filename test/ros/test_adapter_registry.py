@@ -102,6 +102,10 @@ def _depth(width: int, height: int, projection: str) -> Any:
     (_depth(4, 3, 'spherical'), 'spherical_depth'),
     (_depth(4, 1, 'spherical'), 'laser_scan'),
     (model.Gyroscope('g', 'base'), 'gyroscope'),
+    (model.Camera('c', 'base', 4, 3, 1.0, 0.8), 'camera'),
+    (model.Camera('c', 'base', 4, 3, 6.3, 4.7, projection='spherical'), 'panoramic_camera'),
+    (model.Camera('c', 'base', 4, 3, 3.0, 2.2, projection='cylindrical'), 'panoramic_camera'),
+    (model.SegmentationCamera('s', 'base', 4, 3, 1.0, 0.8), 'segmentation_camera'),
 ])
 def test_the_adapter_picks_a_sensors_topic_key(sensor, key):
     assert names.sensor_topic_kind(sensor) == key
@@ -118,3 +122,9 @@ def test_an_inertial_group_publishes_data_with_an_orientation(kinds, suffix):
                'inertial_unit': model.InertialUnit}
     group = names.SensorGroup(tuple(classes[k](k, 'base') for k in kinds), 'imu')
     assert group.suffixes == ((suffix, 'sensor_msgs/msg/Imu'),)
+
+
+def test_a_non_planar_camera_publishes_its_image_and_no_camera_info():
+    """No pinhole model, so no CameraInfo (as spherical depth images); the table says so."""
+    assert names.SENSOR_TOPICS['panoramic_camera'] == (('image_raw', 'sensor_msgs/msg/Image'),)
+    assert ('camera_info', 'sensor_msgs/msg/CameraInfo') in names.SENSOR_TOPICS['camera']

@@ -49,8 +49,9 @@ def test_depth_image_is_32fc1_little_endian_metres():
 def test_camera_info_from_opening_angles():
     info = camera_info(640, 480, math.radians(90), math.radians(60))
     fx, fy = 640 / 2, 240 / math.tan(math.radians(30))
-    assert info.k.tolist() == pytest.approx([fx, 0, 319.5, 0, fy, 239.5, 0, 0, 1])
-    assert info.p.tolist() == pytest.approx([fx, 0, 319.5, 0, 0, fy, 239.5, 0, 0, 0, 1, 0])
+    # the principal point where the renderers sample: pixels at their left, bottom corners
+    assert info.k.tolist() == pytest.approx([fx, 0, 320.0, 0, fy, 239.0, 0, 0, 1])
+    assert info.p.tolist() == pytest.approx([fx, 0, 320.0, 0, 0, fy, 239.0, 0, 0, 0, 1, 0])
     assert info.r.tolist() == [1, 0, 0, 0, 1, 0, 0, 0, 1]
     assert info.distortion_model == 'plumb_bob' and list(info.d) == [0.0] * 5
 

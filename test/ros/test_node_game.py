@@ -66,7 +66,12 @@ def test_joint_states_arrive_every_step_with_all_24_joints(client, scene):
         assert len(msg.position) == len(msg.velocity) == len(msg.effort) == 24
         assert all(math.isfinite(v) for v in msg.position)
     stamps = [stamp(m.header) for m in messages]
-    assert [b - a for a, b in zip(stamps, stamps[1:])] == pytest.approx([STEP] * 19, abs=1e-6)
+    steps = [(b - a) / STEP for a, b in zip(stamps, stamps[1:])]
+    assert all(s >= 1.0 - 1e-4 and abs(s - round(s)) < 1e-4 for s in steps), steps  # the step grid
+    # one sample a step; at real_time_factor 0 (~500 steps a second) this process can fall
+    # behind the writer's 100-sample history now and then and lose a few (seen ~1 run in 10
+    # before and after issue 47): a node publishing every second step would give none at 1
+    assert sum(round(s) == 1 for s in steps) >= 15, steps
 
 
 def test_clock_advances_monotonically_by_the_step(client):

@@ -28,7 +28,7 @@ def test_run_logs_a_summary_and_the_first_five_minutes_work(ros_node, managed_pr
                            ready=r'services: get_simulator_features')
     log = node.output()
     assert 'robot  rover: 6 links' in log and 'camera (camera)' in log
-    assert 'topics: 25 published, 6 subscribed, under /rover/' in log
+    assert 'topics: 26 published, 6 subscribed, under /rover/' in log
     assert ('rover/position_controller/commands: data = [left_wheel_joint, right_wheel_joint, '
             'mast_joint, pan_joint, tilt_joint]') in log  # the forward controller's layout
 

@@ -22,10 +22,12 @@ from scene_sim_ros.scene import sensors as model
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 TOPIC_VARIANTS: dict[str, tuple[str, ...]] = {
+    'camera': ('camera', 'panoramic_camera'),
     'depth_camera': ('depth_camera', 'spherical_depth', 'laser_scan'),
 }
 """Kinds with more than one key in ``SENSOR_TOPICS`` (``names.sensor_topic_kind``): a spherical
-depth camera publishes no camera_info, a one-row one also a LaserScan. Others use their kind."""
+or cylindrical camera publishes no camera_info; a spherical depth camera neither, a one-row one
+also a LaserScan. Others use their kind."""
 
 ADAPTER_EXCLUSIONS: dict[str, str] = {}
 """Kinds deliberately without a ROS adapter (kind -> why); they must still have a reader."""

@@ -70,17 +70,34 @@ def wait_for_topic(node: Node, topic: str, timeout: float = 10.0) -> list[str]:
 
 
 def call_service(node: Node, srv_type: Any, name: str, request: Any | None = None,
-                 timeout: float = 10.0) -> Any:
-    """Call service ``name`` once and return the response; waits for the server first."""
+                 timeout: float = 10.0, *, resend_after: float = 4.0) -> Any:
+    """Call service ``name`` and return the response; waits for the server first.
+
+    A read-only request (a ``Get*``/``List*`` type) is sent again every ``resend_after`` seconds
+    until one answer arrives: with Fast DDS a server drops the response to a client whose reply
+    reader it has not matched within 100 ms ("client will not receive response",
+    rmw_fastrtps_shared_cpp rmw_response.cpp), which a loaded machine sometimes hits on a new
+    client's first call. Requests that change the simulation are sent once.
+    """
     client = node.create_client(srv_type, name)
     try:
         if not spin_until(node, client.service_is_ready, timeout):
             raise TimeoutError(f'service {name} not available after {timeout} s')
-        future = client.call_async(srv_type.Request() if request is None else request)
-        if not spin_until(node, future.done, timeout):
-            client.remove_pending_request(future)
-            raise TimeoutError(f'service {name} did not answer within {timeout} s')
-        return future.result()
+        request = srv_type.Request() if request is None else request
+        read_only = srv_type.__name__.startswith(('Get', 'List'))
+        futures = [client.call_async(request)]
+        deadline = time.monotonic() + timeout
+        while not any(f.done() for f in futures):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                for future in futures:
+                    client.remove_pending_request(future)
+                raise TimeoutError(f'service {name} did not answer within {timeout} s')
+            answered = spin_until(node, lambda: any(f.done() for f in futures),
+                                  min(resend_after, remaining) if read_only else remaining)
+            if not answered and read_only:
+                futures.append(client.call_async(request))
+        return next(f for f in futures if f.done()).result()
     finally:
         node.destroy_client(client)
 

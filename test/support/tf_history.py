@@ -1,7 +1,8 @@
 """A tf2-like view of /tf and /tf_static built from plain rclpy subscriptions (tf2_ros is not on
 PyPI): every transform with its stamp and the wall time it arrived, the parents each frame had,
 and lookups as tf2 resolves them (the parent of a frame is that of its newest transform; a
-dynamic transform must reach the requested stamp, a static one holds at every time)."""
+dynamic transform must reach the requested stamp, a static one holds at every time), and the
+newest transform of each frame as a matrix (:meth:`TfHistory.matrix`: latest-time lookups)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ class TfHistory:
         # child -> [(arrival wall time, stamp, parent)]
         self.dynamic: dict[str, list[tuple[float, float, str]]] = defaultdict(list)
         self.static: dict[str, str] = {}
+        self.newest: dict[str, Any] = {}  # child -> its newest TransformStamped (either topic)
         self.subscriptions = [
             node.create_subscription(TFMessage, tf_topic, self._on_tf, qos(200)),
             node.create_subscription(TFMessage, static_topic, self._on_static, qos(1, True))]
@@ -34,10 +36,12 @@ class TfHistory:
         for t in msg.transforms:
             if _finite(t):  # tf2 refuses NaN transforms (TF_NAN_INPUT) instead of storing them
                 self.dynamic[t.child_frame_id].append((now, stamp(t.header), t.header.frame_id))
+                self.newest[t.child_frame_id] = t
 
     def _on_static(self, msg: Any) -> None:
         for t in msg.transforms:
             self.static[t.child_frame_id] = t.header.frame_id
+            self.newest.setdefault(t.child_frame_id, t)
 
     def parents_since(self, wall_time: float) -> dict[str, set[str]]:
         """Every parent each frame had in the transforms that arrived after ``wall_time``
@@ -73,6 +77,28 @@ class TfHistory:
             if at is not None and newest < at - 1e-9:
                 return False
         return True
+
+    def matrix(self, target: str, source: str) -> Any:
+        """4x4 numpy matrix taking points in ``source`` to ``target`` (an ancestor of it), from
+        the newest transform of each frame on the way: tf2's lookup at time 0 for frames that
+        do not move."""
+        import numpy as np
+        result, frame = np.eye(4), source
+        while frame != target:
+            t = self.newest.get(frame)
+            if t is None:
+                raise LookupError(f'{frame} has no parent on the way to {target}')
+            x, y, z, w = (t.transform.rotation.x, t.transform.rotation.y,
+                          t.transform.rotation.z, t.transform.rotation.w)
+            step = np.eye(4)
+            step[:3, :3] = [[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]
+            v = t.transform.translation
+            step[:3, 3] = (v.x, v.y, v.z)
+            result = step @ result
+            frame = t.header.frame_id
+        return result
 
     def close(self) -> None:
         for subscription in self.subscriptions:

@@ -14,8 +14,9 @@ A URDF link names its set with ``<link name="..." sensor="file.xml"/>``; the fil
   - ``depth``: the same -> :class:`DepthCamera` (perspective, range = clip);
   - ``imu``: -> :class:`Accelerometer`, :class:`Gyroscope` and :class:`InertialUnit`
     (``<name>_accelerometer``, ``_gyroscope``, ``_orientation``);
-  - ``spinning_lidar``: ``yaw samples``, ``pitch samples min_angle max_angle``, ``range min max``
-    -> a spherical :class:`DepthCamera` covering 360 degrees, tilted to the pitch range's centre.
+  - ``spinning_lidar``: ``yaw samples``, ``pitch samples min_angle max_angle``, ``range min max``,
+    ``spin rate`` -> a spherical :class:`DepthCamera` covering 360 degrees (see
+    :func:`_spinning_lidar` for the tilt).
 
 Sensors are named ``<link>_<sensor>`` (RaiSim addresses them by set link and sensor name);
 update rates go to ``Scene.metadata['sensor_update_rates']``.
@@ -191,16 +192,41 @@ def _imu(reader: _Reader, element: etree._Element, name: str, link: str, pose: P
 
 def _spinning_lidar(reader: _Reader, element: etree._Element, name: str, link: str, pose: Pose
                     ) -> list[Sensor]:
+    """One row: tilted to the pitch range's centre (a planar scan in a tilted frame). Several
+    rows: the rows' elevations in the sensor's own frame (``tilt`` = the range's centre), as a
+    3-D lidar's points are; ``<spin rate>`` (Hz) makes it rotating (one cloud per turn)."""
     yaw, pitch, limits = element.find('yaw'), element.find('pitch'), element.find('range')
     columns = int(reader.number(yaw, 'samples', 360))
     rows = int(reader.number(pitch, 'samples', 16))
     low = reader.number(pitch, 'min_angle', -0.26)
     high = reader.number(pitch, 'max_angle', 0.26)
+    near, far = reader.number(limits, 'min', 0.1), reader.number(limits, 'max', 50.0)
+    spin = reader.number(element.find('spin'), 'rate', 0.0)
+    if not _valid_lidar(reader, element, columns, rows, (low, high, near, far, spin)):
+        return []
+    centre = (low + high) / 2.0
     # positive pitch looks up; rotating the sensor frame about -y by the centre tilts +x up
-    tilt = Pose(orientation=quat_from_axis_angle((0.0, 1.0, 0.0), -(low + high) / 2.0))
-    return [DepthCamera(name, link, columns, rows, 2.0 * math.pi, high - low,
-                        reader.number(limits, 'min', 0.1), reader.number(limits, 'max', 50.0),
-                        'spherical', pose * tilt)]
+    tilt = Pose(orientation=quat_from_axis_angle((0.0, 1.0, 0.0), -centre))
+    return [DepthCamera(name, link, columns, rows, 2.0 * math.pi, high - low, near, far,
+                        'spherical', pose * tilt if rows == 1 else pose,
+                        tilt=0.0 if rows == 1 else centre, frequency=spin, rotating=spin > 0.0)]
+
+
+def _valid_lidar(reader: _Reader, element: etree._Element, columns: int, rows: int,
+                 numbers: tuple[float, ...]) -> bool:
+    """Errors (``file:line``) for a lidar no ray could be cast for."""
+    low, high, near, far, spin = numbers
+    problems = [text for bad, text in (
+        (not all(math.isfinite(n) for n in numbers), 'pitch, range and spin must be finite'),
+        (columns < 1 or rows < 1, f'yaw and pitch samples ({columns}, {rows}) must be >= 1'),
+        (rows > 1 and not 0.0 < high - low <= math.pi,
+         f'pitch max_angle - min_angle ({high - low:g}) must be in (0, pi]'),
+        (not 0.0 <= near < far, f'range min ({near:g}) must be >= 0 and < max ({far:g})'),
+        (spin < 0.0, f'spin rate ({spin:g}) must not be negative'),
+    ) if bad]
+    for text in problems:
+        reader.error(element, f'spinning_lidar: {text}')
+    return not problems
 
 
 SENSOR_TYPES: dict[str, Callable[[_Reader, etree._Element, str, str, Pose], list[Sensor]]] = {

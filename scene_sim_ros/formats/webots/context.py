@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
+from ...scene import geometry as shapes
 from ...scene.inertia import Inertia6, combine
 from ...scene.model import Collision, Inertial, Joint, Link, Propeller, Visual
 from ...scene.sensors import Sensor
@@ -121,3 +123,14 @@ class EntityDraft:
         link = LinkDraft(unique(name, self.link_names))
         self.links.append(link)
         return link
+
+
+class DeviceHost(Protocol):
+    """What a device handler uses of the :class:`~.mapping.EntityBuilder` that calls it (a
+    Protocol, so that the device modules, :mod:`.devices` and :mod:`.optical_devices`, do not
+    import :mod:`.mapping`, which imports them)."""
+
+    @property
+    def context(self) -> Context: ...
+
+    def bounding(self, node: Node | None, pose: Pose) -> list[tuple[shapes.Shape, Pose]]: ...

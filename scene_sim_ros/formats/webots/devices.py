@@ -1,23 +1,19 @@
 """Webots devices -> sensors: one builder per device type (``SENSOR_HANDLERS``: Camera,
-RangeFinder, Lidar, DistanceSensor, TouchSensor, Accelerometer, Gyro, InertialUnit, GPS, Compass,
-Emitter, Receiver, LED, LightSensor, with each type's default name), the optical devices and their pre-R2022a
-frame, and the devices that are not simulated (``UNSIMULATED_DEVICES``, ``UNSIMULATED_SOLIDS``);
-the builder that places them is :class:`~.mapping.EntityBuilder`."""
+RangeFinder, Lidar (those three in :mod:`.optical_devices`), DistanceSensor, TouchSensor,
+Accelerometer, Gyro, InertialUnit, GPS, Compass, Emitter, Receiver, LED, LightSensor, with each
+type's default name), the optical devices' pre-R2022a frame, and the devices that are not
+simulated (``UNSIMULATED_DEVICES``, ``UNSIMULATED_SOLIDS``); the builder that places them is
+:class:`~.mapping.EntityBuilder`."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from typing import Protocol
 
-from ...scene import geometry as shapes
 from ...scene.model import Collision
 from ...scene.sensors import (
     Accelerometer,
-    Camera,
     CollisionSensor,
     Compass,
-    DepthCamera,
     Emitter,
     Gps,
     Gyroscope,
@@ -29,8 +25,9 @@ from ...scene.sensors import (
     SingleDistanceSensor,
 )
 from ...scene.transforms import IDENTITY, Pose, quat_from_matrix
-from .context import Context, LinkDraft
+from .context import DeviceHost, LinkDraft
 from .nodes import Node
+from .optical_devices import camera, lidar, range_finder
 
 # Before R2022a cameras, range finders and lidars looked along -z with y up; our sensor frame
 # looks along +x with z up: x_sensor = -z_device, y_sensor = -x_device, z_sensor = y_device.
@@ -38,7 +35,7 @@ OLD_OPTICAL_TO_SENSOR = Pose(orientation=quat_from_matrix(((0, -1, 0), (0, 0, 1)
 UNSIMULATED_DEVICES = frozenset({
     'Speaker', 'Display', 'Pen', 'Radar', 'Radio',
     'Connector', 'Charger', 'Altimeter', 'VacuumGripper', 'Track', 'Brake',
-    'Muscle', 'Skin', 'Focus', 'Zoom', 'Recognition', 'Lens', 'LensDistortion',
+    'Muscle', 'Skin', 'Focus', 'Zoom', 'Recognition', 'LensDistortion',
     'Billboard', 'TrackWheel', 'CadShape',
 })
 WHY_UNSIMULATED = {
@@ -54,58 +51,7 @@ UNSIMULATED_SOLIDS = frozenset({
 })
 
 
-class DeviceHost(Protocol):
-    """What a device handler uses of the :class:`~.mapping.EntityBuilder` that calls it (a
-    Protocol, so that this module does not import :mod:`.mapping`, which imports it)."""
-
-    @property
-    def context(self) -> Context: ...
-
-    def bounding(self, node: Node | None, pose: Pose) -> list[tuple[shapes.Shape, Pose]]: ...
-
-
 # sensors -------------------------------------------------------------------------------------
-def _vertical_fov(horizontal: float, width: int, height: int) -> float:
-    return 2.0 * math.atan(math.tan(horizontal / 2.0) * height / width)
-
-
-def _image_size(node: Node, width_field: str = 'width', height_field: str = 'height',
-                default: tuple[int, int] = (64, 64)) -> tuple[int, int]:
-    width, height = node.int(width_field, default[0]), node.int(height_field, default[1])
-    for name, value in ((width_field, width), (height_field, height)):
-        if value < 1:  # 1e-320 reads as 0: no image, and a division by zero
-            raise node.error(f'{node.type}.{name} is {value}; it must be at least 1', name)
-    return width, height
-
-
-def _camera(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
-    width, height = _image_size(node)
-    fov = node.float('fieldOfView', 0.7854)
-    far = node.float('far', 0.0)
-    return Camera(name, link.name, width, height, fov, _vertical_fov(fov, width, height), mount,
-                  node.float('noise', 0.0), node.float('near', 0.01), far if far > 0.0 else 100.0)
-
-
-def _range_finder(b: DeviceHost, node: Node, name: str, link: LinkDraft,
-                  mount: Pose) -> Sensor:
-    width, height = _image_size(node)
-    fov = node.float('fieldOfView', 0.7854)
-    projection = node.string('projection', 'planar')
-    spherical = projection in ('cylindrical', 'spherical')
-    fov_y = fov * height / width if spherical else _vertical_fov(fov, width, height)
-    return DepthCamera(name, link.name, width, height, fov, fov_y, node.float('minRange', 0.01),
-                       node.float('maxRange', 1.0),
-                       'spherical' if spherical else 'perspective', mount,
-                       node.float('noise', 0.0) * node.float('maxRange', 1.0))
-
-
-def _lidar(b: DeviceHost, node: Node, name: str, link: LinkDraft, mount: Pose) -> Sensor:
-    width, height = _image_size(node, 'horizontalResolution', 'numberOfLayers', (512, 4))
-    return DepthCamera(name, link.name, width, height, node.float('fieldOfView', math.pi),
-                       node.float('verticalFieldOfView', 0.2), node.float('minRange', 0.01),
-                       node.float('maxRange', 1.0), 'spherical', mount, node.float('noise', 0.0))
-
-
 def _distance_sensor(b: DeviceHost, node: Node, name: str, link: LinkDraft,
                      mount: Pose) -> Sensor:
     table = node.mf_vec('lookupTable', 3) if node.has('lookupTable') else [(0.0, 0.0, 0.0),
@@ -171,9 +117,9 @@ def _simple(kind: Callable[[str, str, Pose], Sensor]
 
 SENSOR_HANDLERS: dict[str, tuple[Callable[[DeviceHost, Node, str, LinkDraft, Pose], Sensor],
                                  str]] = {
-    'Camera': (_camera, 'camera'),
-    'RangeFinder': (_range_finder, 'range finder'),
-    'Lidar': (_lidar, 'lidar'),
+    'Camera': (camera, 'camera'),
+    'RangeFinder': (range_finder, 'range finder'),
+    'Lidar': (lidar, 'lidar'),
     'DistanceSensor': (_distance_sensor, 'distance sensor'),
     'TouchSensor': (_touch_sensor, 'touch sensor'),
     'Accelerometer': (_simple(Accelerometer), 'accelerometer'),

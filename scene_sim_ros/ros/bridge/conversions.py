@@ -8,7 +8,6 @@ message to its C form synchronously inside ``publish()``, so reuse is safe). Pix
 from __future__ import annotations
 
 import array
-import math
 from typing import Any
 
 import numpy as np
@@ -16,6 +15,8 @@ from builtin_interfaces.msg import Time
 from sensor_msgs.msg import CameraInfo, Image, Imu, JointState, LaserScan, Range
 
 from scene_sim_ros.ros.serialized import NANOSECONDS
+from scene_sim_ros.scene import lens as lens_model
+from scene_sim_ros.scene.sensors import Lens
 
 IMAGE_ENCODINGS = {  # (dtype, channels) -> (encoding, bytes per pixel)
     (np.dtype(np.uint8), 3): ('rgb8', 3),
@@ -57,22 +58,28 @@ def fill_image(msg: Image, pixels: np.ndarray) -> None:
     msg.data = array.array('B', np.ascontiguousarray(pixels).tobytes())  # memcpy, no list
 
 
-def camera_info(width: int, height: int, fov_x: float, fov_y: float) -> CameraInfo:
-    """An ideal pinhole camera: ``plumb_bob`` with zero distortion, K and P from the opening
-    angles (fx = w / (2 tan(fov_x / 2))), principal point in the image centre ((w - 1) / 2 in
-    pixel coordinates whose integers are pixel centres, as in OpenCV)."""
-    fx = width / (2.0 * math.tan(fov_x / 2.0))
-    fy = height / (2.0 * math.tan(fov_y / 2.0))
-    cx = (width - 1) / 2.0
-    cy = (height - 1) / 2.0
+def camera_info(width: int, height: int, fov_x: float, fov_y: float,
+                lens: Lens | None = None) -> CameraInfo:
+    """The camera model of the published image, ``plumb_bob``.
+
+    Without a lens (or with zero coefficients) the pinhole the renderers draw, D zero: K and P
+    from the opening angles (fx = w / (2 tan(fov_x / 2))), the principal point where the
+    renderers put it (:func:`scene_sim_ros.scene.pinhole.pinhole_intrinsics`: (w / 2, h / 2 - 1),
+    not the centre). Through a Webots lens,
+    K's principal point and D are the least-squares plumb_bob fit of Webots' law
+    (:func:`scene_sim_ros.scene.lens.plumb_bob`, residual stated there), and P is the pinhole
+    render's, so that rectifying with (K, D, R = I, P) gives back the undistorted render."""
+    pinhole = lens_model.ideal(width, height, fov_x, fov_y)
+    model = lens_model.plumb_bob(lens, width, height, fov_x, fov_y)
     msg = CameraInfo()
     msg.width = width
     msg.height = height
     msg.distortion_model = 'plumb_bob'
-    msg.d = [0.0] * 5
-    msg.k = np.array([fx, 0.0, cx, 0.0, fy, cy, 0.0, 0.0, 1.0])
+    msg.d = [float(v) for v in model.d]
+    msg.k = np.array([model.fx, 0.0, model.cx, 0.0, model.fy, model.cy, 0.0, 0.0, 1.0])
     msg.r = np.eye(3).reshape(9)
-    msg.p = np.array([fx, 0.0, cx, 0.0, 0.0, fy, cy, 0.0, 0.0, 0.0, 1.0, 0.0])
+    msg.p = np.array([pinhole.fx, 0.0, pinhole.cx, 0.0, 0.0, pinhole.fy, pinhole.cy, 0.0,
+                      0.0, 0.0, 1.0, 0.0])
     return msg
 
 

@@ -130,7 +130,8 @@ class EntityBridge:
         sensor_frame = node.frames.sensor(self.entity, first.name)
         frame_id = (node.frames.optical(self.entity, first.name) if first.kind in OPTICAL_KINDS
                     else sensor_frame)
-        rate = override.rate if override.rate >= 0.0 else node.publish_rate(adapter.rate_key)
+        rate = (override.rate if override.rate >= 0.0
+                else adapter.scene_rate(first) or node.publish_rate(adapter.rate_key))
         adapter.init(node, self.entity, sensor,
                      AdapterSettings(topic=topic, rate=rate, frame_id=frame_id,
                                      sensor_frame=sensor_frame))

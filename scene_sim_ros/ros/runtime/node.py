@@ -42,6 +42,7 @@ from typing import Any
 
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.event_handler import PublisherEventCallbacks, SubscriptionEventCallbacks
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -144,6 +145,23 @@ class SimNode(Node):
             f'{self.sim.step_length * 1000:g} ms, {ENGINE_TITLES[self.engine]}, real-time factor '
             f'{self.stepper.real_time_factor:g}{", paused" if self.stepper.paused else ""}')
         self.get_logger().info(startup.summary(self, self.scene_path))
+
+    def create_publisher(self, *args: Any, **kwargs: Any) -> Any:
+        """rclpy's, without its default QoS-event handlers (the "incompatible QoS" and
+        "matched" callbacks that log). rclpy adds one waitable per handler to the executor's
+        wait set, rebuilt in Python on every wake-up; Game.ros2's ~400 topics made each wake-up
+        (one a step: the node's own /clock) cost ~6 ms holding the GIL, which the physics thread
+        then waited for after every GIL-free step (2 ms a step): the node ran at RTF 1.7, without
+        them 3.4-4.1 (``bench/publishing_trace.py``, 2026-11-29). A subscriber with incompatible
+        QoS is no longer logged by this node (``ros2 topic info -v`` shows both sides' QoS)."""
+        kwargs.setdefault('event_callbacks', PublisherEventCallbacks(use_default_callbacks=False))
+        return super().create_publisher(*args, **kwargs)
+
+    def create_subscription(self, *args: Any, **kwargs: Any) -> Any:
+        """rclpy's, without its default QoS-event handlers (see :meth:`create_publisher`)."""
+        kwargs.setdefault('event_callbacks',
+                          SubscriptionEventCallbacks(use_default_callbacks=False))
+        return super().create_subscription(*args, **kwargs)
 
     def _build_simulation(self) -> Simulator:
         """The simulation of the scene in the engine of parameter ``engine``, read once: the
@@ -286,6 +304,7 @@ class SimNode(Node):
     def stop(self) -> None:
         """Stop the physics thread and the extensions, release the simulation."""
         self.stepper.stop()
+        self.loop.frame_budget.report_totals()
         self.publishing.close()
         for extension in self.extensions:
             extension.shutdown(self)

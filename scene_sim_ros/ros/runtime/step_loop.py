@@ -12,13 +12,16 @@ from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 
 from scene_sim_ros.ros import qos
+from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter
 from scene_sim_ros.ros.bridge.conversions import set_stamp
 from scene_sim_ros.ros.bridge.entity_bridge import EntityBridge
 from scene_sim_ros.ros.bridge.names import shared_topic
 from scene_sim_ros.ros.bridge.tf import DynamicTransforms
 from scene_sim_ros.ros.rate import RateLimiter
+from scene_sim_ros.ros.runtime.frame_budget import FrameBudget
 from scene_sim_ros.ros.runtime.publishing import Publishing
 from scene_sim_ros.ros.serialized import MessageTemplate
+from scene_sim_ros.sim.sensors.cameras import render_together
 from scene_sim_ros.sim.simulator import Simulator
 
 PAUSED_STATE_PERIOD = 1.0
@@ -37,6 +40,7 @@ class StepLoop:
         self._sim = sim
         self._publishing = publishing
         self.bridges: list[EntityBridge] = []
+        self._rendered: list[SensorAdapter] = []  # adapters whose frames the budget admits
         self._by_name: dict[str, EntityBridge] = {}
         self._steps = 0  # never repeats, also across a supervisor reset
         self._last_paused_state = -1e9
@@ -47,6 +51,9 @@ class StepLoop:
         self.dynamic_tf = DynamicTransforms(node, shared_topic('/tf', isolated))
         self._tf_rate_hz = tf_rate
         self._tf_rate = RateLimiter(tf_rate, sim.step_length)
+        # which due camera frames are rendered; the node's stepper paces (built after this loop)
+        self.frame_budget = FrameBudget(lambda: getattr(node, 'stepper', None),
+                                        node.get_logger().warning)
 
     def step_length_changed(self, step_length: float) -> None:
         self._tf_rate = RateLimiter(self._tf_rate_hz, step_length)
@@ -54,6 +61,8 @@ class StepLoop:
     def set_bridges(self, bridges: dict[str, EntityBridge]) -> None:
         self.bridges = list(bridges.values())
         self._by_name = dict(bridges)
+        self._rendered = [adapter for bridge in self.bridges for adapter in bridge.adapters
+                          if adapter.frame_slot is not None]
 
     def before_step(self, t: float) -> None:
         for bridge in self.bridges:
@@ -70,6 +79,8 @@ class StepLoop:
             self._publish_clock(t)
             self._steps += 1
             step = self._steps
+            if self._rendered:
+                self._render_frames(t)
             for bridge in self.bridges:
                 bridge.step(t, step)
             if self._tf_rate.due(t):
@@ -77,6 +88,22 @@ class StepLoop:
         finally:
             if overlap:
                 self._publishing.send()
+
+    def _render_frames(self, t: float) -> None:
+        """Decide which camera frames step ``t`` publishes (:meth:`SensorAdapter.claim_frame`,
+        the frame budget admitting) and render the colour ones in one pass
+        (:func:`~scene_sim_ros.sim.sensors.cameras.render_together`); each adapter then reads
+        its image from the render cache, charged with its share of the pass."""
+        claimed = [adapter for adapter in self._rendered if adapter.claim_frame(t)]
+        readers = [(adapter, reader) for adapter in claimed
+                   if (reader := adapter.frame_reader()) is not None]
+        if len(readers) < 2:
+            return  # nothing to batch: the one frame renders when read
+        started = time.perf_counter()
+        render_together(reader for _, reader in readers)
+        share = (time.perf_counter() - started) / len(readers)
+        for adapter, _ in readers:
+            adapter.charge_render(share)
 
     def while_paused(self, t: float) -> None:
         """Paused: repeat /clock, and now and then TF and joint states, so that RViz and other

@@ -142,6 +142,19 @@ class Stepper:
             self._real_time_factor = max(0.0, float(value))
             self._anchor = None
 
+    @property
+    def lag(self) -> float | None:
+        """Wall seconds the loop is behind its schedule now (negative: ahead), i.e. now minus
+        when the step after the current sim time is due; None while it does not pace (r = 0,
+        paused, or before the first paced step). Read by the camera frame budget
+        (:mod:`.frame_budget`) after a step."""
+        anchor = self._anchor
+        rtf = self._real_time_factor
+        if anchor is None or rtf <= 0.0 or self._paused:
+            return None
+        wall0, sim0 = anchor
+        return time.perf_counter() - (wall0 + (self.time - sim0) / rtf)
+
     @overload
     def submit(self, task: Callable[[], Any], *, want_result: Literal[True] = True) -> Future[Any]: ...
     @overload

@@ -24,6 +24,7 @@ _context: Any = None
 _problem: str | None = None
 _tried = False
 _lock = threading.RLock()
+_flush: Any = None
 
 
 def egl_problem() -> str | None:
@@ -46,6 +47,17 @@ def gl_current() -> Iterator[Any]:
         context = gl_context()
         with context:
             yield context
+
+
+def gl_flush() -> None:
+    """``glFlush`` on the current context: hand the GL work queued so far to the driver, which
+    (Mesa llvmpipe) rasterises it on its threads while this thread goes on; moderngl exposes only
+    the blocking ``finish``. Drawing the 28 views of a game's round, a flush after each view
+    lets rasterisation overlap the next view's culling and vertex work (68 -> 64 ms a round)."""
+    global _flush
+    if _flush is None:
+        _flush = ctypes.CDLL(ctypes.util.find_library('GL')).glFlush
+    _flush()
 
 
 def gl_context() -> Any:

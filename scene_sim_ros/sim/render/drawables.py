@@ -54,6 +54,8 @@ class ShapeGroup:
     levels: list[Level]
     centre: np.ndarray  # bounding sphere in the shape frame
     radius: float
+    box_centre: np.ndarray  # bounding box of every level in the shape frame
+    half_extents: np.ndarray
     texture: Any = None
     vertex_buffers: list[tuple[Any, Any]] = field(default_factory=list)  # per level
     vaos: list[Any] = field(default_factory=list)
@@ -113,13 +115,16 @@ class ShapeLibrary:
 
     def _upload(self, levels: list[Level], texture_path: Path | None) -> ShapeGroup:
         centre, radius = levels[0].triangles.bounding_sphere
+        corners = np.concatenate([level.triangles.positions for level in levels])
+        low, high = corners.min(axis=0), corners.max(axis=0)
         texture = None
         if texture_path is not None:
             if texture_path not in self._textures:
                 image = read_texture(texture_path, self.ctx.info['GL_MAX_TEXTURE_SIZE'])
                 self._textures[texture_path] = None if image is None else self._texture(image)
             texture = self._textures[texture_path]
-        return ShapeGroup(levels, centre, radius, texture)
+        return ShapeGroup(levels, centre, radius, (low + high) / 2.0, (high - low) / 2.0,
+                          texture)
 
     def _texture(self, image: np.ndarray) -> Any:
         height, width, channels = image.shape

@@ -8,15 +8,18 @@ geometry closer than ``min_range``; the ROS ``image_raw`` turns those into +inf/
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from scene_sim_ros.scene import sensors as model
 from scene_sim_ros.sim.sensors.base import Reader
+from scene_sim_ros.sim.sensors.lens import LensRemap, distorts
 from scene_sim_ros.sim.sensors.noise import add_color_noise, add_gaussian
+from scene_sim_ros.sim.sensors.projection import ProjectionRemap
 from scene_sim_ros.sim.sensors.rays import clamp_to_range
-from scene_sim_ros.sim.sensors.rendering import Frame, View, render_cache
+from scene_sim_ros.sim.sensors.rendering import Frame, RenderCache, View, render_cache
 from scene_sim_ros.sim.simulator import Simulator
 
 DEPTH_NEAR = 0.01
@@ -33,12 +36,22 @@ class _RenderedReader(Reader):
     def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         super().__init__(sim, entity, sensor)
         self.cache = render_cache(sim)
+        lens = getattr(sensor, 'lens', None)
+        self.lens = (LensRemap(lens, sensor.width, sensor.height)
+                     if lens is not None and distorts(lens) else None)
 
     def frame(self, near: float, far: float, need_mask: bool = False,
               need_depth: bool = True) -> Frame:
+        return self.cache.frame(self.view(), near, far, need_mask, need_depth)
+
+    def view(self) -> View:
         s = self.sensor
-        view = View.of(self.sensor_pose(), s.width, s.height, s.fov_x, s.fov_y)
-        return self.cache.frame(view, near, far, need_mask, need_depth)
+        return View.of(self.sensor_pose(), s.width, s.height, s.fov_x, s.fov_y)
+
+    def colour_requests(self) -> list[tuple[View, float, float]]:
+        """The colour-only renders a :meth:`read` needs now, for :func:`render_together`;
+        none for the sensors that read depth or segmentation."""
+        return []
 
     def after_step(self) -> None:
         self.cache.invalidate()
@@ -48,27 +61,75 @@ class _RenderedReader(Reader):
 
 
 class CameraReader(_RenderedReader):
-    """HxWx3 uint8 RGB, lit by the scene's first light, scene background where nothing is hit."""
+    """HxWx3 uint8 RGB, lit by the scene's first light, scene background where nothing is hit;
+    through the sensor's lens (:mod:`.lens`) where it has one, before the noise (Webots applies
+    its lens pass before the colour noise, ``WbWrenCamera::setupCameraPostProcessing``).
+    A 'spherical' or 'cylindrical' camera merges 90-degree renders (:mod:`.projection`)."""
 
     reads = model.Camera
 
+    def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
+        super().__init__(sim, entity, sensor)
+        self.projection = (None if sensor.projection == 'planar' else
+                           ProjectionRemap(sensor.projection, sensor.width, sensor.height,
+                                           sensor.fov_x))
+
     def read(self) -> np.ndarray:
-        rgb = self.frame(self.sensor.near, self.sensor.far, need_depth=False).rgb.copy()
-        return add_color_noise(self.sim.rng, rgb, self.sensor.noise)
+        s = self.sensor
+        if self.projection is not None:
+            return add_color_noise(self.sim.rng, self._merged(), s.noise)
+        rgb = self.frame(s.near, s.far, need_depth=False).rgb
+        rgb = self.lens.color(rgb) if self.lens is not None else rgb.copy()
+        return add_color_noise(self.sim.rng, rgb, s.noise)
+
+    def colour_requests(self) -> list[tuple[View, float, float]]:
+        s = self.sensor
+        return [(view, s.near, s.far) for view in self._views()]
+
+    def _views(self) -> list[View]:
+        if self.projection is None:
+            return [self.view()]
+        size, fov = self.projection.size, self.projection.fov
+        return [View.of(pose, size, size, fov, fov)
+                for pose in self.projection.views(self.sensor_pose())]
+
+    def _merged(self) -> np.ndarray:
+        assert self.projection is not None
+        renders = [self.cache.frame(view, self.sensor.near, self.sensor.far,
+                                    need_depth=False).rgb for view in self._views()]
+        return self.projection.color(renders)
 
 
 class DepthCameraReader(_RenderedReader):
     """HxW float32 metres along the optical axis, clamped to ``[min_range, max_range]`` as in
     SimRobot: ``max_range`` where nothing is within range, ``min_range`` where something is
-    closer (the ROS image has +inf/-inf there, REP-118). Noise is added before the clamp."""
+    closer (the ROS image has +inf/-inf there, REP-118). Noise is added before the clamp, after
+    the lens (nearest neighbour, see :mod:`.lens`)."""
 
     reads = model.DepthCamera
 
     def read(self) -> np.ndarray:
         s = self.sensor
         near = min(DEPTH_NEAR, max(s.min_range, 1e-3))
-        depth = add_gaussian(self.sim.rng, self.frame(near, s.max_range).depth(), s.noise)
+        depth = self.frame(near, s.max_range).depth()
+        if self.lens is not None:  # before the noise, as Webots' post-processing order
+            depth = self.lens.depth(depth, s.max_range)
+        depth = add_gaussian(self.sim.rng, depth, s.noise)
         return clamp_to_range(depth, s.min_range, s.max_range)
+
+
+def render_together(readers: Iterable[Reader]) -> None:
+    """Render the colour images ``readers`` will read now as one batch (one pass over the
+    scene, see :meth:`~.rendering.RenderCache.render_colour`); their reads then come from the
+    cache. Readers of depth or segmentation are left to render when read."""
+    by_cache: dict[int, tuple[RenderCache, list[tuple[View, float, float]]]] = {}
+    for reader in readers:
+        if isinstance(reader, _RenderedReader):
+            requests = reader.colour_requests()
+            if requests:
+                by_cache.setdefault(id(reader.cache), (reader.cache, []))[1].extend(requests)
+    for cache, requests in by_cache.values():
+        cache.render_colour(requests)
 
 
 def entity_color(name: str) -> tuple[int, int, int]:

@@ -1,8 +1,9 @@
 """Ray-cast sensors: spherical depth images (laser scanners) and distance sensors.
 
-Rays hit collision shapes (PyBullet ``rayTestBatch``), not visuals. Hits on the link the sensor
-is mounted on are skipped (the ray is continued behind them), as in SimRobot, where a distance
-sensor never sees its own body.
+Rays hit collision shapes (``Simulator.cast_rays``: PyBullet's ``rayTestBatch``, MuJoCo's
+``mj_multiRay``), not visuals. Hits on the link the sensor is mounted on are skipped (MuJoCo
+excludes its body; PyBullet's rays are continued behind them, :mod:`scene_sim_ros.sim.ray_casts`),
+as in SimRobot, where a distance sensor never sees its own body.
 
 Spherical depth columns run from +fov_x/2 (left, seen from the sensor) to -fov_x/2 (right), i.e.
 clockwise seen from above; rows from +fov_y/2 (top) to -fov_y/2 (bottom); a one-row image scans
@@ -61,9 +62,6 @@ from scene_sim_ros.sim.sensors.base import Reader
 from scene_sim_ros.sim.sensors.noise import add_gaussian
 from scene_sim_ros.sim.simulator import Simulator
 
-SELF_HIT_STEPS = (1e-3, 1e-2, 5e-2, 2e-1)
-"""How far (m) behind a hit on the sensor's own link a continued ray starts, per retry (Bullet
-reports a hit at once for a ray that starts just inside a shape's surface)."""
 APPROX_SPACING = math.radians(1.0)
 """An ApproxDistanceSensor casts a grid of rays about this far apart (objects narrower than that
 angle can slip through), at most APPROX_MAX_RAYS per axis."""
@@ -73,29 +71,14 @@ APPROX_MAX_RAYS = 91
 def cast_rays(sim: Simulator, origins: np.ndarray, directions: np.ndarray, length: float,
               ignore: tuple[int, int | Sequence[int]] | None = None) -> np.ndarray:
     """Distance (m) along each unit direction to the first hit within ``length`` (``inf`` for
-    none), skipping hits on the ``(body, link or links)`` ``ignore``."""
+    none), looking past hits on the ``(body, link or links)`` ``ignore``."""
     origins = np.broadcast_to(origins, directions.shape).astype(np.float64)
-    distances = np.full(len(directions), np.inf)
-    start = np.zeros(len(directions))
-    pending = np.arange(len(directions))
-    for step in (*SELF_HIT_STEPS, None):
-        if pending.size == 0:
-            break
-        froms = origins[pending] + directions[pending] * start[pending, None]
-        tos = origins[pending] + directions[pending] * length
-        hits = sim.cast_rays(froms, tos)
-        bodies, links, fractions = hits[:, 0], hits[:, 1], hits[:, 2]
-        remaining = length - start[pending]
-        hit = bodies >= 0
-        own = hit & (bodies == ignore[0]) & np.isin(links, ignore[1]) if ignore \
-            else np.zeros_like(hit)
-        done = hit & ~own
-        distances[pending[done]] = start[pending[done]] + fractions[done] * remaining[done]
-        if step is None:
-            break
-        start[pending[own]] += fractions[own] * remaining[own] + step
-        pending = pending[own & (start[pending] < length)]
-    return distances
+    exclude: tuple[tuple[int, int], ...] = ()
+    if ignore is not None:
+        body, links = ignore
+        exclude = tuple((body, link) for link in np.atleast_1d(links).tolist())
+    hits = sim.cast_rays(origins, origins + directions * length, exclude)
+    return np.where(hits[:, 0] >= 0, hits[:, 2] * length, np.inf)
 
 
 def own_links(sim: Simulator, entity: str, link: str) -> tuple[int, tuple[int, ...]]:
@@ -147,17 +130,38 @@ def _unit_rays(yaw: np.ndarray, pitch: np.ndarray) -> np.ndarray:
                      np.sin(pitch_grid)), axis=-1).reshape(-1, 3)
 
 
+def column_times(sensor: Any) -> np.ndarray:
+    """Seconds from the start of a sweep at which each column is measured: a ``rotating`` head
+    with a ``frequency`` sweeps its columns in order (column 0 first, clockwise seen from above,
+    as Webots turns its head: ``WbLidar::prePhysicsStep`` rotates it by ``-2*pi*f*dt`` per step)
+    over one
+    revolution, column ``j`` at ``j / (width * frequency)``; a fixed head measures every column
+    at once (time 0). Webots file references are to src/webots/nodes/WbLidar.cpp at cyberbotics/
+    webots 0160e6b01d1c, by function."""
+    if not (getattr(sensor, 'rotating', False) and getattr(sensor, 'frequency', 0.0) > 0.0):
+        return np.zeros(sensor.width)
+    return np.arange(sensor.width) / (sensor.width * sensor.frequency)
+
+
 class SphericalDepthReader(_RayReader):
     """HxW float32 range along each ray, clamped to ``[min_range, max_range]`` (``max_range``
-    where a ray hits nothing, as SimRobot); see the module docstring for the order."""
+    where a ray hits nothing, as SimRobot); see the module docstring for the order.
+
+    Rows are spread evenly over ``fov_y`` from the top, as Webots spreads a lidar's layers
+    (``WbLidar::updatePointCloud``: ``phi_i = verticalFieldOfView / 2 - i * verticalFieldOfView
+    / (numberOfLayers - 1)``, layer 0 on top), and raised by the sensor's ``tilt`` (Webots adds
+    ``tiltAngle`` to every layer's ``phi`` there). ``layer_elevations`` holds them (rad,
+    row order); ``directions`` the unit rays in the sensor frame, row-major."""
 
     def __init__(self, sim: Simulator, entity: str, sensor: Any) -> None:
         yaw = column_angles(sensor.fov_x, sensor.width)
-        pitch = column_angles(sensor.fov_y, sensor.height)
+        pitch = column_angles(sensor.fov_y, sensor.height) + getattr(sensor, 'tilt', 0.0)
         super().__init__(sim, entity, sensor, _unit_rays(yaw, pitch))
         self.angle_min = float(yaw[0])
         self.angle_max = float(yaw[-1])
         self.angle_increment = float(yaw[1] - yaw[0]) if len(yaw) > 1 else 0.0
+        self.layer_elevations = pitch
+        self.column_times = column_times(sensor)
 
     def read(self) -> np.ndarray:
         s = self.sensor

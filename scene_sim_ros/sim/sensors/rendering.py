@@ -100,6 +100,13 @@ class View:
         return View(pose.position + pose.orientation, int(width), int(height), float(fov_x),
                     float(fov_y))
 
+    def matrices(self, near: float, far: float) -> tuple[list[float], list[float], np.ndarray]:
+        """The renderers' inputs: view matrix, projection matrix (clipping at ``near``,
+        ``far``) and the eye's position."""
+        pose = Pose(self.pose[:3], self.pose[3:])
+        return (view_matrix(pose), projection_matrix(self.fov_x, self.fov_y, near, far),
+                np.asarray(pose.position))
+
 
 @dataclass(slots=True)
 class Frame:
@@ -247,10 +254,7 @@ class RenderCache:
               need_depth: bool = True) -> Frame:
         """The frame of ``view`` valid now, rendered only if no cached one covers the request
         (a GL frame read without depth or mask gets them from its render where it can)."""
-        time = self._sim.time
-        if time != self._time:
-            self.invalidate()
-            self._time = time
+        self._forget_other_times()
         cached = self._frames.get(view)
         if cached is not None and cached.covers(near, far, need_mask, need_depth):
             return cached
@@ -263,6 +267,38 @@ class RenderCache:
         frame = self._render(view, near, far, need_mask, need_depth)
         self._frames[view] = frame
         return frame
+
+    def _forget_other_times(self) -> None:
+        """The cached frames show the world at one simulation time: drop them once it moved."""
+        time = self._sim.time
+        if time != self._time:
+            self.invalidate()
+            self._time = time
+
+    def render_colour(self, requests: list[tuple[View, float, float]]) -> None:
+        """Render the colour of every ``(view, near, far)`` not cached now, as one batch
+        (:meth:`~scene_sim_ros.sim.render.renderer.GlRenderer.render_colour`); later
+        :meth:`frame` calls for them are served from the cache. With TinyRenderer, which has
+        no batch, nothing happens here and each view renders when read."""
+        if self._gl is None:
+            return
+        self._forget_other_times()
+        wanted: dict[View, tuple[float, float]] = {}
+        for view, near, far in requests:
+            cached = self._frames.get(view)
+            if cached is not None and cached.covers(near, far, False, False):
+                continue
+            if view in wanted:  # one render covering both clipping ranges
+                near, far = min(near, wanted[view][0]), max(far, wanted[view][1])
+            wanted[view] = (near, far)
+        if not wanted:
+            return
+        from scene_sim_ros.sim.render.renderer import ColourView
+        views = [ColourView(*v.matrices(near, far), v.width, v.height, v.fov_y)
+                 for v, (near, far) in wanted.items()]
+        for (view, (near, far)), rgb in zip(wanted.items(), self._gl.render_colour(views)):
+            self._frames[view] = Frame(near, far, rgb, None, None)
+        self.renders += len(views)
 
     def _complete(self, frame: Frame, view: View, near: float, far: float, need_mask: bool,
                   need_depth: bool) -> bool:
@@ -283,21 +319,19 @@ class RenderCache:
 
     def _render(self, view: View, near: float, far: float, need_mask: bool,
                 need_depth: bool = True) -> Frame:
-        pose = Pose(view.pose[:3], view.pose[3:])
         if self._gl is not None:
-            return self._render_gl(view, pose, near, far, need_mask, need_depth)
+            return self._render_gl(view, near, far, need_mask, need_depth)
+        view_m, projection, _ = view.matrices(near, far)
         rgba, depth_buffer, mask = self._sim.draw_software(
-            view.width, view.height, view_matrix(pose),
-            projection_matrix(view.fov_x, view.fov_y, near, far), need_mask)
+            view.width, view.height, view_m, projection, need_mask)
         self.renders += 1
         rgb = _with_background(rgba, depth_buffer >= BACKGROUND_DEPTH, self._sim.scene.background)
         return Frame(near, far, rgb, depth_buffer, mask)
 
-    def _render_gl(self, view: View, pose: Pose, near: float, far: float, need_mask: bool,
+    def _render_gl(self, view: View, near: float, far: float, need_mask: bool,
                    need_depth: bool) -> Frame:
         rgb, depth, mask, serial = self._gl.render(
-            view_matrix(pose), projection_matrix(view.fov_x, view.fov_y, near, far),
-            np.asarray(pose.position), view.width, view.height, view.fov_y, need_depth,
+            *view.matrices(near, far), view.width, view.height, view.fov_y, need_depth,
             need_mask)
         self.renders += 1
         # the background is drawn in GL

@@ -271,8 +271,7 @@ def test_devices_become_sensors_with_webots_defaults(write_file):
 
 
 @pytest.mark.parametrize(('device', 'field'), [
-    ('Camera { width 1e-320 }', 'Camera.width'), ('RangeFinder { height 0 }', 'RangeFinder.height'),
-    ('Lidar { numberOfLayers -1 }', 'Lidar.numberOfLayers')])
+    ('Camera { width 1e-320 }', 'Camera.width'), ('RangeFinder { height 0 }', 'RangeFinder.height')])
 def test_image_of_no_pixels_is_refused_at_its_field(write_file, device, field):
     """A width of 1e-320 (read as 0) divided by zero for the vertical field of view."""
     path = write_file('w.wbt', f'{HEADER}Robot {{ children [\n  {device} ] }}\n')

@@ -81,7 +81,9 @@ def test_cast_rays_measure_distances_and_skip_the_ignored_link(client):
     own = add_box(client, (0.2, 0.2, 0.2), (1, 0, 0))  # in front of the sensor
     add_box(client, (0.1, 5, 5), (3.1, 0, 0))
     engine = SimpleNamespace(client=client)  # the PyBullet engine's ray cast on this client
-    sim = SimpleNamespace(cast_rays=lambda froms, tos: Sensing.cast_rays(engine, froms, tos))
+    engine._ray_test = lambda froms, tos: Sensing._ray_test(engine, froms, tos)
+    sim = SimpleNamespace(cast_rays=lambda froms, tos, exclude=(): Sensing.cast_rays(
+        engine, froms, tos, exclude))
     directions = np.array([[1.0, 0, 0], [-1.0, 0, 0], [0, 0.6, 0.8]])
     with_own = cast_rays(sim, np.zeros(3), directions, 10.0)
     without_own = cast_rays(sim, np.zeros(3), directions, 10.0, ignore=(own, -1))

@@ -9,9 +9,11 @@ registry the tables the node and ``scene-sim-ros topics`` use: :data:`ADAPTERS`,
 =======================  ======================  ====================================  ==================
 sensor kind              adapter                 topics under ``<entity>/<sensor>/``   rate key (Hz)
 =======================  ======================  ====================================  ==================
-camera                   CameraAdapter           image_raw (rgb8), camera_info         camera (30)
-depth_camera             DepthAdapter            image_raw (32FC1), camera_info |      depth (30)
-                                                 scan
+camera                   CameraAdapter           image_raw (rgb8), camera_info |       camera (30)
+                                                 image_raw (spherical/cylindrical)
+depth_camera             DepthAdapter            image_raw (32FC1), camera_info,       depth (30; a
+                                                 points (PointCloud2, rgb if RGB-D) |  rotating lidar:
+                                                 scan | points (XYZIRT), scan          its frequency)
 segmentation_camera      SegmentationAdapter     image_raw (rgb8), camera_info         segmentation (10)
 single/approx_distance   RangeAdapter            range                                 range (0)
 accelerometer/gyroscope  ImuAdapter              data_raw (``<entity>/imu/data_raw``   imu (0)

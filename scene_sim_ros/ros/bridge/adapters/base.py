@@ -78,6 +78,9 @@ class SensorAdapter:
     """Its data are expressed in the sensor's optical frame (images): ``settings.frame_id`` is it."""
     lazy: ClassVar[bool] = False
     """Read the sensor only while one of :attr:`publishers` has a subscriber."""
+    rendered: ClassVar[bool] = False
+    """Its reads are rendered images: a due frame is rendered only when the node's frame budget
+    admits it (``ros/runtime/frame_budget.py``: dropped, not stalling /clock, when behind)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -94,6 +97,12 @@ class SensorAdapter:
     def topic_table(cls) -> dict[str, tuple[Topic, ...]]:
         """Topic key -> topics: one key per kind, then the variants."""
         return {**{kind: cls.topics for kind in cls.kinds}, **cls.topic_variants}
+
+    @classmethod
+    def scene_rate(cls, sensor: Any) -> float:
+        """The rate (Hz) the scene gives this sensor, used instead of ``publish_rates.<key>``
+        unless the sensor's own rate is set; 0: none given."""
+        return 0.0
 
     @classmethod
     def group_topics(cls, sensors: Sequence[Any]) -> tuple[Topic, ...]:
@@ -113,7 +122,23 @@ class SensorAdapter:
         self._activity_checked = -math.inf  # time.monotonic() of the last look
         # half a step of tolerance, so a 50 Hz sensor on 10 ms steps fires every second step
         self._tolerance = 0.5 * node.sim.step_length
+        self._claimed_at: float | None = None  # claim_frame's sim time and decision
+        self._claimed = False
+        self._render_share = 0.0
         self.setup()
+        self._frame_budget, self.frame_slot = self._join_frame_budget()
+
+    def uses_frame_budget(self) -> bool:
+        """Whether this adapter's frames go through the frame budget (:attr:`rendered`)."""
+        return self.rendered
+
+    def _join_frame_budget(self) -> tuple[Any, Any]:
+        """The node's frame budget (``StepLoop.frame_budget``) and this adapter's slot in it
+        (its counts of frames published and dropped); (None, None) where it has none."""
+        budget = getattr(getattr(self.node, 'loop', None), 'frame_budget', None)
+        if budget is None or not self.uses_frame_budget():
+            return None, None
+        return budget, budget.join(self.settings.topic, self.settings.rate, self._tolerance)
 
     def setup(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -122,13 +147,59 @@ class SensorAdapter:
         raise NotImplementedError
 
     def step(self, t: float) -> None:
+        if self._claimed_at == t:  # decided before the step loop rendered this step's frames
+            self._claimed_at = None
+            if self._claimed:
+                self._publish(t)
+            return
         if t + self._tolerance < self._next_due:  # not due (due()'s first test, inlined:
             return  # most adapters of a scene wait for their next publication most steps)
+        if self._takes_frame(t):
+            self._publish(t)
+
+    def claim_frame(self, t: float) -> bool:
+        """Decide now whether :meth:`step` at sim time ``t`` publishes a frame (due, read: a lazy
+        adapter is subscribed, and admitted by the frame budget, which counts it), so that the
+        step loop can render the frames of every camera that will publish in one pass first;
+        :meth:`step` then follows this decision."""
+        if t + self._tolerance < self._next_due:
+            return False
+        self._claimed_at, self._claimed = t, self._takes_frame(t)
+        return self._claimed
+
+    def frame_reader(self) -> Any | None:
+        """The reader whose colour image a claimed frame will read (for the step loop's batched
+        render), or None."""
+        return None
+
+    def charge_render(self, seconds: float) -> None:
+        """Wall seconds of a batched render spent on this adapter's claimed frame, added to
+        what the frame budget learns it costs."""
+        self._render_share = seconds
+
+    def _takes_frame(self, t: float) -> bool:
+        """Due (the schedule moves on), read, and admitted by the frame budget (if any)."""
         if not self.due(t):
-            return
+            return False
         if self.lazy and not self._check_active():
+            return False
+        slot = self.frame_slot
+        if slot is None:
+            return True
+        slot.next_due = self._next_due if self._period else t + self.node.sim.step_length
+        return bool(self._frame_budget.admit(slot, t))
+
+    def _publish(self, t: float) -> None:
+        """Publish, telling the frame budget (if any) what the frame cost."""
+        slot = self.frame_slot
+        if slot is None:
+            self.publish(t)
             return
+        started = time.perf_counter()
         self.publish(t)
+        cost = time.perf_counter() - started + self._render_share
+        self._render_share = 0.0
+        self._frame_budget.rendered(slot, cost)
 
     def _check_active(self) -> bool:
         now = time.monotonic()
@@ -142,6 +213,8 @@ class SensorAdapter:
             self.node.get_logger().info(
                 f'{self.settings.topic}: subscribed, reading at {rate}' if active
                 else f'{self.settings.topic}: no subscribers, stopped reading')
+            if not active and self.frame_slot is not None:
+                self._frame_budget.leave(self.frame_slot)
         return active
 
     def due(self, t: float) -> bool:
@@ -172,6 +245,8 @@ class SensorAdapter:
         set_stamp(header.stamp, t)
 
     def destroy(self) -> None:
+        if self.frame_slot is not None:
+            self._frame_budget.leave(self.frame_slot)
         release_endpoints(self.node, self.publishers, self.subscriptions)
 
 

@@ -1,12 +1,21 @@
 """``Camera`` -> ``<topic>/image_raw`` (rgb8) + ``<topic>/camera_info``, in the optical frame.
 
-Rendered only while someone subscribes to either topic, at ``publish_rates.camera`` (sim time).
-Both messages carry the same stamp and frame_id.
+Rendered only while someone subscribes to either topic, at ``publish_rates.camera`` (sim time),
+and only the frames the node's frame budget admits: pacing at a real-time factor it cannot keep
+with every frame, a camera drops frames fairly instead of stalling /clock
+(``ros/runtime/frame_budget.py``, docs/topics.md#frame-drops).
+Both messages carry the same stamp and frame_id. A Webots 'spherical' or 'cylindrical' camera
+(:mod:`scene_sim_ros.sim.sensors.projection`) has no pinhole model, so it publishes no
+camera_info, as spherical depth images do (:mod:`.depth`); its image is still in the optical
+frame (columns to the right, rows down).
 """
 
 from __future__ import annotations
 
-from sensor_msgs.msg import Image
+from typing import Any
+
+from rclpy.publisher import Publisher
+from sensor_msgs.msg import CameraInfo, Image
 
 from scene_sim_ros.ros import qos
 from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter, Topic
@@ -19,25 +28,43 @@ CAMERA_INFO = Topic('camera_info', 'sensor_msgs/msg/CameraInfo')
 class CameraAdapter(SensorAdapter):
     kinds = ('camera',)
     topics = (IMAGE_RAW, CAMERA_INFO)
+    topic_variants = {'panoramic_camera': (IMAGE_RAW,)}
     rate_key = 'camera'
     default_rate = 30.0
     optical = True
     lazy = True
+    rendered = True
+
+    @classmethod
+    def topic_key(cls, sensor: Any) -> str:
+        """A non-planar camera (no pinhole model) has no camera_info."""
+        return str(sensor.kind) if planar(sensor) else 'panoramic_camera'
 
     def setup(self) -> None:
         s = self.sensor
         self.image_publisher = self.create_publisher(Image, 'image_raw', qos.IMAGE)
-        self.info_publisher = self.create_publisher(type(camera_info(1, 1, 1.0, 1.0)),
-                                                    'camera_info', qos.IMAGE)
         self.image = Image()
         self.image.header.frame_id = self.settings.frame_id
-        self.info = camera_info(s.width, s.height, s.fov_x, s.fov_y)
-        self.info.header.frame_id = self.settings.frame_id
-        self.info.header.stamp = self.image.header.stamp  # one Time object: equal stamps
+        self.info_publisher: Publisher[CameraInfo] | None = None
+        if planar(s):
+            self.info_publisher = self.create_publisher(CameraInfo, 'camera_info', qos.IMAGE)
+            lens = getattr(s, 'lens', None)  # the SegmentationAdapter's sensors have none
+            self.info = camera_info(s.width, s.height, s.fov_x, s.fov_y, lens)
+            self.info.header.frame_id = self.settings.frame_id
+            self.info.header.stamp = self.image.header.stamp  # one Time object: equal stamps
+
+    def frame_reader(self) -> Any | None:
+        return self.reader() if self.image_publisher.get_subscription_count() > 0 else None
 
     def publish(self, t: float) -> None:
         self.stamp(self.image.header, t)
         if self.image_publisher.get_subscription_count() > 0:
             fill_image(self.image, self.read())
             self.node.publish(self.image_publisher, self.image)
-        self.node.publish(self.info_publisher, self.info)
+        if self.info_publisher is not None:
+            self.node.publish(self.info_publisher, self.info)
+
+
+def planar(sensor: Any) -> bool:
+    """Whether an image sensor is a pinhole camera (segmentation cameras always are)."""
+    return getattr(sensor, 'projection', 'planar') == 'planar'

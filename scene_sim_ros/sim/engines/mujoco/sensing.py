@@ -13,6 +13,7 @@ import numpy as np
 from scene_sim_ros.errors import SimulationError
 from scene_sim_ros.sim.engines.mujoco.built_entity import MjEntity
 from scene_sim_ros.sim.engines.mujoco.state_queries import StateQueries
+from scene_sim_ros.sim.ray_casts import first_hits_past
 from scene_sim_ros.sim.simulator import LinkHandle
 
 MAX_RAY_LENGTH_FACTOR = 1.0  # a hit beyond the segment's end is no hit
@@ -61,9 +62,30 @@ class Sensing(StateQueries):
         return int(self._body_number[body]), int(self._body_link[body])
 
     # -- rays and contacts -------------------------------------------------------------------
-    def cast_rays(self, origins: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    def cast_rays(self, origins: np.ndarray, ends: np.ndarray,
+                  exclude: Sequence[LinkHandle] = ()) -> np.ndarray:
         """(N, 3) rows of entity number, link index, hit fraction (-1: no hit); one
-        ``mj_multiRay`` per distinct origin."""
+        ``mj_multiRay`` per distinct origin, which skips an excluded link's body itself (several
+        excluded bodies, or a collision sensor's shapes, are looked past by casting again)."""
+        body = self._excluded_body(exclude)
+        if body is None:
+            return first_hits_past(self._multi_ray, origins, ends, exclude)
+        return self._multi_ray(origins, ends, body)
+
+    def _excluded_body(self, exclude: Sequence[LinkHandle]) -> int | None:
+        """The one MuJoCo body ``exclude`` names (-1: none), else None."""
+        if not exclude:
+            return -1
+        bodies = set()
+        for number, index in exclude:
+            built = self._by_number.get(number)
+            if built is None or index not in built.link_names:
+                return None
+            bodies.add(built.body_of(index))
+        return bodies.pop() if len(bodies) == 1 else None
+
+    def _multi_ray(self, origins: np.ndarray, ends: np.ndarray,
+                   body_exclude: int = -1) -> np.ndarray:
         origins = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
         ends = np.asarray(ends, dtype=np.float64).reshape(-1, 3)
         rows = np.full((len(origins), 3), -1.0)
@@ -73,18 +95,18 @@ class Sensing(StateQueries):
         unique, groups = np.unique(origins, axis=0, return_inverse=True)
         groups = groups.reshape(-1)
         for k, origin in enumerate(unique):
-            members = np.flatnonzero(groups == k)
+            members = np.flatnonzero(groups == k) if len(unique) > 1 else np.arange(len(groups))
             vectors = np.ascontiguousarray(ends[members] - origin)
             geoms = np.full(len(members), -1, dtype=np.int32)
             fractions = np.full(len(members), -1.0)
             mujoco.mj_multiRay(self.model, self.data, np.ascontiguousarray(origin),
-                               vectors.ravel(), None, 1, -1, geoms, fractions, len(members),
-                               mujoco.mjMAXVAL)
-            for member, geom, fraction in zip(members, geoms, fractions):
-                if geom < 0 or fraction < 0.0 or fraction > MAX_RAY_LENGTH_FACTOR:
-                    continue
-                number, link = self._handle_of_geom(int(geom))
-                rows[member] = (number, link, fraction)
+                               vectors.ravel(), None, 1, body_exclude, geoms, fractions,
+                               len(members), mujoco.mjMAXVAL)
+            hit = (geoms >= 0) & (fractions >= 0.0) & (fractions <= MAX_RAY_LENGTH_FACTOR)
+            bodies = self.model.geom_bodyid[geoms[hit]]
+            rows[members[hit], 0] = self._body_number[bodies]
+            rows[members[hit], 1] = self._body_link[bodies]
+            rows[members[hit], 2] = fractions[hit]
         return rows
 
     def touching(self, handle: LinkHandle, max_distance: float) -> set[LinkHandle]:

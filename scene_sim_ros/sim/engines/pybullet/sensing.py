@@ -10,18 +10,26 @@ import numpy as np
 import pybullet as pb
 
 from scene_sim_ros.sim.engines.pybullet.entity_lookup import EntityLookup
+from scene_sim_ros.sim.ray_casts import first_hits_past
 from scene_sim_ros.sim.render.tiny_lighting import scene_light_arguments
 from scene_sim_ros.sim.simulator import LinkHandle
 
-MAX_RAY_BATCH = pb.MAX_RAY_INTERSECTION_BATCH_SIZE
+MAX_RAY_BATCH = pb.MAX_RAY_INTERSECTION_BATCH_SIZE - 1
+"""Rays per ``rayTestBatch``: a batch of MAX_RAY_INTERSECTION_BATCH_SIZE (16384, pybullet 3.2.7)
+returns one result fewer than its rays, silently; one more ray is refused."""
 
 
 class Sensing(EntityLookup):
     """Ray casts, contacts, frames and software rendering for the sensors."""
 
-    def cast_rays(self, origins: np.ndarray, ends: np.ndarray) -> np.ndarray:
-        """(N, 3) rows of body, link, hit fraction (body -1: no hit), in batches of
-        PyBullet's largest."""
+    def cast_rays(self, origins: np.ndarray, ends: np.ndarray,
+                  exclude: Sequence[LinkHandle] = ()) -> np.ndarray:
+        """(N, 3) rows of body, link, hit fraction (body -1: no hit); PyBullet cannot skip a
+        link, so hits on ``exclude`` are looked past by casting again."""
+        return first_hits_past(self._ray_test, origins, ends, exclude)
+
+    def _ray_test(self, origins: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """``rayTestBatch`` in batches of PyBullet's largest."""
         rows: list[tuple[int, int, float]] = []
         for i in range(0, len(origins), MAX_RAY_BATCH):
             results = pb.rayTestBatch(origins[i:i + MAX_RAY_BATCH].tolist(),
