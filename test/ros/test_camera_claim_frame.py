@@ -29,7 +29,8 @@ class FakeNode:
         self.published: list[str] = []
         self.subscribers = 1
         self.stepper = SimpleNamespace(real_time_factor=1.0, lag=None)
-        self.loop = SimpleNamespace(frame_budget=FrameBudget(lambda: self.stepper, print))
+        self.frame_budget = FrameBudget(print)
+        self.frame_budget.pacing = self.stepper
 
     def read(self, entity, sensor):
         self.reads += 1

@@ -29,7 +29,8 @@ class Loop:
         self.measured_share = measured_share  # of a frame's cost that its adapter measures
         self.physics_cost = physics_cost
         self.warnings: list[str] = []
-        self.budget = FrameBudget(lambda: self, self.warnings.append, clock=lambda: self.now)
+        self.budget = FrameBudget(self.warnings.append, clock=lambda: self.now)
+        self.budget.pacing = self
         self.slots = [self.budget.join(f'robot/camera{i}', rate, 0.5 * STEP) for i in range(cameras)]
         self.period = 1.0 / rate
         self.next_due = [0.0] * cameras
@@ -185,10 +186,11 @@ def test_no_pacing_or_a_paused_loop_admits_everything(lag):
 
     pacing = Pacing()
     pacing.lag = lag  # type: ignore[attr-defined]
-    budget = FrameBudget(lambda: pacing, lambda text: None)
+    budget = FrameBudget(lambda text: None)
+    budget.pacing = pacing  # type: ignore[assignment]
     slot = budget.join('camera', 30.0, 0.005)
     assert budget.admit(slot, 0.0) == (lag is None or lag < 0)
-    assert FrameBudget(lambda: None, lambda text: None).admits(slot, 0.0)
+    assert FrameBudget(lambda text: None).admits(slot, 0.0)
 
 
 def test_the_totals_at_the_end_name_each_camera_that_dropped():
@@ -206,6 +208,19 @@ def test_the_totals_at_the_end_name_each_camera_that_dropped():
     total_dropped = sum(slot.dropped for slot in loop.slots)
     assert text.startswith(f'camera frames dropped since the start: {total_dropped} of ')
     assert 0 < total_dropped < sum(int(due) for _, _, due in counted)
+
+
+def test_a_camera_back_under_its_name_continues_its_slot():
+    """A robot deleted and spawned again: one slot per topic, counts continued, named once."""
+    loop = Loop(2, frame_cost=0.03)  # 2 x 30 Hz x 30 ms: more than a second a second
+    loop.run(3.0)
+    gone = loop.slots[1]
+    loop.budget.leave(gone)
+    again = loop.budget.join('robot/camera1', 15.0, 0.5 * STEP)
+    assert again is gone and (again.rate, again.next_due) == (15.0, 0.0)
+    loop.warnings.clear()
+    loop.budget.report_totals()
+    assert loop.warnings[0].count('robot/camera1') == 1
 
 
 def test_no_totals_when_nothing_dropped_and_a_count_for_many_cameras():

@@ -62,6 +62,17 @@ class PhysicsThread(Protocol):
     def play(self) -> None: ...
 
 
+class FrameAdmission(Protocol):
+    """The node's camera frame budget (:class:`~scene_sim_ros.ros.runtime.frame_budget.FrameBudget`)
+    as a camera adapter uses it: a slot per camera (``next_due`` set by the adapter), each due
+    frame admitted or dropped, what an admitted frame cost."""
+
+    def join(self, name: str, rate: float, tolerance: float) -> Any: ...
+    def leave(self, slot: Any) -> None: ...
+    def admit(self, slot: Any, t: float) -> bool: ...
+    def rendered(self, slot: Any, seconds: float) -> None: ...
+
+
 class NodeHost(Protocol):
     """The node as an entity bridge, a mobile base, an adapter or a trajectory action use it."""
 
@@ -69,6 +80,8 @@ class NodeHost(Protocol):
     def sim(self) -> Simulator: ...
     @property
     def stepper(self) -> PhysicsThread: ...
+    @property
+    def frame_budget(self) -> FrameAdmission: ...
 
     frames: FrameNames
     forward_controllers: list[str]

@@ -104,12 +104,13 @@ class _Window:
 
 
 class FrameBudget:
-    """The policy of the module docstring for the cameras of one node. ``pacing()`` gives the
-    step loop (None: not there yet, every frame is rendered); ``warn(text)`` logs."""
+    """The policy of the module docstring for the cameras of one node; ``warn(text)`` logs.
+    :attr:`pacing` is the step loop that paces, handed over by the node once it is built."""
 
-    def __init__(self, pacing: Callable[[], Pacing | None], warn: Callable[[str], object], *,
+    def __init__(self, warn: Callable[[str], object], *,
                  clock: Callable[[], float] = time.monotonic):
-        self._pacing = pacing
+        self.pacing: Pacing | None = None
+        """The pacing step loop; None (not there yet): every frame is rendered."""
         self._warn = warn
         self._clock = clock
         self._waiting: dict[CameraSlot, None] = {}  # insertion order: waiting longest first
@@ -117,11 +118,18 @@ class FrameBudget:
         self._typical_cost = 0.0  # of any camera's frame: the estimate for one not measured yet
         self._window = _Window(clock())
         self._warned = False
-        self._slots: list[CameraSlot] = []  # every camera that joined, also those gone since
+        self._slots: dict[str, CameraSlot] = {}  # by topic: every camera that joined
 
     def join(self, name: str, rate: float, tolerance: float) -> CameraSlot:
-        slot = CameraSlot(name, rate, tolerance)
-        self._slots.append(slot)
+        """The slot of camera ``name`` (its topic). A camera that comes back under a name that
+        joined before (a robot deleted and spawned again) continues that slot's counts, so
+        the totals name it once and the budget keeps one slot per name."""
+        slot = self._slots.get(name)
+        if slot is None:
+            slot = self._slots[name] = CameraSlot(name, rate, tolerance)
+        else:
+            self.leave(slot)
+            slot.rate, slot.tolerance, slot.next_due = rate, tolerance, 0.0
         return slot
 
     def leave(self, slot: CameraSlot) -> None:
@@ -131,7 +139,7 @@ class FrameBudget:
     def admits(self, slot: CameraSlot, t: float) -> bool:
         """Whether :meth:`admit` would render ``slot``'s frame due at sim time ``t`` now. No
         side effects."""
-        pacing = self._pacing()
+        pacing = self.pacing
         if pacing is None or pacing.real_time_factor <= 0.0:
             return True
         lag = pacing.lag
@@ -199,7 +207,7 @@ class FrameBudget:
 
     def report_totals(self) -> None:
         """Warn what was dropped since the start, if anything (when the node stops)."""
-        dropping = [slot for slot in self._slots if slot.dropped]
+        dropping = [slot for slot in self._slots.values() if slot.dropped]
         if not dropping:
             return
         dropped = sum(slot.dropped for slot in dropping)
@@ -213,7 +221,7 @@ class FrameBudget:
                    f'see {DOCS}')
 
     def summary(self, window: _Window, elapsed: float) -> str:
-        pacing = self._pacing()
+        pacing = self.pacing
         rtf = pacing.real_time_factor if pacing is not None else 0.0
         dropping = sum(1 for _, dropped in window.cameras.values() if dropped)
         published = [count for count, _ in window.cameras.values()]

@@ -121,6 +121,8 @@ class SimNode(Node):
                                paused=bool(self._param('paused')), on_error=self._physics_error,
                                while_paused=self.loop.while_paused,
                                settle=self.publishing.settle)
+        self.frame_budget = self.loop.frame_budget
+        self.frame_budget.pacing = self.stepper
         # the outbox publishes while PyBullet steps without the GIL (see .publishing)
         self.sim.on_gil_release = self.publishing.open_window
         self.stepper.add_before_step(self.loop.before_step)
@@ -304,7 +306,7 @@ class SimNode(Node):
     def stop(self) -> None:
         """Stop the physics thread and the extensions, release the simulation."""
         self.stepper.stop()
-        self.loop.frame_budget.report_totals()
+        self.frame_budget.report_totals()
         self.publishing.close()
         for extension in self.extensions:
             extension.shutdown(self)

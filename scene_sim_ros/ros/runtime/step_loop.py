@@ -51,9 +51,8 @@ class StepLoop:
         self.dynamic_tf = DynamicTransforms(node, shared_topic('/tf', isolated))
         self._tf_rate_hz = tf_rate
         self._tf_rate = RateLimiter(tf_rate, sim.step_length)
-        # which due camera frames are rendered; the node's stepper paces (built after this loop)
-        self.frame_budget = FrameBudget(lambda: getattr(node, 'stepper', None),
-                                        node.get_logger().warning)
+        # which due camera frames are rendered; the node hands over the stepper that paces
+        self.frame_budget = FrameBudget(node.get_logger().warning)
 
     def step_length_changed(self, step_length: float) -> None:
         self._tf_rate = RateLimiter(self._tf_rate_hz, step_length)

@@ -133,11 +133,11 @@ class SensorAdapter:
         return self.rendered
 
     def _join_frame_budget(self) -> tuple[Any, Any]:
-        """The node's frame budget (``StepLoop.frame_budget``) and this adapter's slot in it
-        (its counts of frames published and dropped); (None, None) where it has none."""
-        budget = getattr(getattr(self.node, 'loop', None), 'frame_budget', None)
-        if budget is None or not self.uses_frame_budget():
+        """The node's frame budget and this adapter's slot in it (its counts of frames
+        published and dropped); (None, None) where it renders no frames."""
+        if not self.uses_frame_budget():
             return None, None
+        budget = self.node.frame_budget
         return budget, budget.join(self.settings.topic, self.settings.rate, self._tolerance)
 
     def setup(self) -> None:  # pragma: no cover - abstract
