@@ -21,6 +21,7 @@ from scene_sim_ros.ros.bridge.conversions import (  # noqa: E402
     range_rep117,
     to_rep117,
 )
+from scene_sim_ros.ros.runtime.frame_budget import FrameBudget  # noqa: E402
 from scene_sim_ros.sim.sensors.rays import column_angles  # noqa: E402
 
 DEFAULT_SCENE = Path(__file__).resolve().parents[2] / 'scene_sim_ros' / 'data' / 'scenes' / \
@@ -75,11 +76,13 @@ def test_a_limit_matches_in_float32_and_zero_min_range_has_no_too_close():
 
 
 class FakeNode:
-    """Just what the sensor adapters use, with a real Simulation; every topic has a subscriber."""
+    """Just what the sensor adapters use, with a real Simulation; every topic has a subscriber;
+    a frame budget without pacing (every frame rendered)."""
 
     def __init__(self, sim):
         self.sim = sim
         self.published = {}
+        self.frame_budget = FrameBudget(print)
 
     def create_publisher(self, msg_type, topic, qos):
         return SimpleNamespace(topic=topic, get_subscription_count=lambda: 1)
