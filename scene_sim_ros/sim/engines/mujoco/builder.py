@@ -7,7 +7,9 @@ material's friction, else 1; Motors/ServoMotor.cpp: ``armature = damping = 0.01`
 joints, no friction loss).
 
 - **Options**: Euler, Newton, 50 iterations, tolerance 1e-6, the scene's gravity, its step (split
-  where :func:`.simulation.physics_substeps` says).
+  where :func:`.simulation.physics_substeps` says); Core3's pyramidal friction cone for SimRobot
+  scenes, elliptic cones with harder friction for the other formats, whose origins hold a body
+  at rest below its friction angle.
 - **Bodies**: one per model link, its frame the link frame (joint origin in the parent), mass
   and principal inertia as :func:`~scene_sim_ros.sim.link_layout.principal_inertia` gives them
   (inertia is never inferred from geoms). A movable entity's root gets a free joint, a
@@ -79,6 +81,9 @@ from scene_sim_ros.sim.torque_servos import ARMATURE, DAMPING, is_torque_control
 
 SOLVER_ITERATIONS = 50  # SimRobotCore3 Simulation.cpp
 SOLVER_TOLERANCE = 1e-6
+HARD_FRICTION_IMPRATIO = 10.0
+"""MuJoCo's friction-to-normal impedance ratio (elliptic cones) for scenes of origins whose
+friction holds at rest (see :func:`new_spec`)."""
 MUJOCO_MESH_SUFFIXES = ('.obj', '.stl')
 MIN_MESH_AREA = 1e-14  # m^2: MuJoCo refuses a mesh whose surface is below mjMINVAL (1e-15)
 LISTED = 6  # cases a warning names before it counts the rest
@@ -108,6 +113,13 @@ def new_spec(scene: Scene, timestep: float) -> mujoco.MjSpec:
     option.solver = mujoco.mjtSolver.mjSOL_NEWTON
     option.iterations = SOLVER_ITERATIONS
     option.tolerance = SOLVER_TOLERANCE
+    if scene.format != 'simrobot':
+        # Webots (ODE), RaiSim and Simox (Bullet) hold a body below its friction angle; with
+        # Core3's pyramidal cone MuJoCo's soft friction lets it creep (Webots' accelerometer.wbt:
+        # MyBot, wheels held, slid 0.21 m down its 0.4 rad slope in 20 s and fell off at 30 s;
+        # PyBullet 0.1 mm). Elliptic cones with harder friction keep it there (1 mm in 20 s).
+        option.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+        option.impratio = HARD_FRICTION_IMPRATIO
     return spec
 
 
