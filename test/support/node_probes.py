@@ -3,6 +3,7 @@ trajectory from ``joint_states``, and the node's latched counters."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from scene_sim_ros.scene import Pose
@@ -70,3 +71,32 @@ def latest_counter(client: Any, topic: str) -> int:
     from std_msgs.msg import UInt64
     (msg,) = wait_for_messages(client, UInt64, topic, count=1, timeout=20.0, qos=qos(1, True))
     return int(msg.data)
+
+
+REJECTED_COMMANDS = '/scene_sim/rejected_commands'
+
+
+def count_rejections(client: Any, sends: list[tuple[Any, Any]], timeout: float = 20.0) -> int:
+    """By how much the node's rejected-commands counter rises when each of ``sends``
+    (publisher, bad message) is published once. Each publisher's path is made sure of first, by
+    sending its first message until the counter moves: Fast DDS may match the node's reader to a
+    new writer after the writer matched the reader (``get_subscription_count``), and a message
+    sent in between is lost (a CI run counted 1 of 4)."""
+    for publisher in dict.fromkeys(publisher for publisher, _ in sends):
+        first = next(msg for p, msg in sends if p is publisher)
+        start = count = latest_counter(client, REJECTED_COMMANDS)
+        deadline = time.monotonic() + timeout
+        while count == start and time.monotonic() < deadline:
+            publisher.publish(first)
+            spin_until(client, lambda: False, 0.2)
+            count = latest_counter(client, REJECTED_COMMANDS)
+        assert count > start, f'{publisher.topic_name}: no message of it was counted'
+    spin_until(client, lambda: False, 0.5)  # a resend still on its way is counted before
+    before = latest_counter(client, REJECTED_COMMANDS)
+    for publisher, msg in sends:
+        publisher.publish(msg)
+    deadline, count = time.monotonic() + timeout, before
+    while count < before + len(sends) and time.monotonic() < deadline:
+        count = latest_counter(client, REJECTED_COMMANDS)
+    spin_until(client, lambda: False, 0.5)  # and none is counted twice
+    return latest_counter(client, REJECTED_COMMANDS) - before
