@@ -19,10 +19,13 @@ class FakePublisher:
         self.fail = fail
         self.got: list = []
         self.threads: set[int] = set()
+        self.delay: float | None = None  # seconds a publish takes (None: none, no thread switch)
 
     def publish(self, msg) -> None:
         if self.fail:
             raise RuntimeError('DDS said no')
+        if self.delay is not None:
+            time.sleep(self.delay)
         self.got.append(msg)
         self.threads.add(threading.get_ident())
 
@@ -44,9 +47,11 @@ class FakeNode:
     def __init__(self):
         self.context = FakeContext()
         self.logger = FakeLogger()
+        self.publishers: dict[str, FakePublisher] = {}
 
     def create_publisher(self, msg_type, topic, qos) -> FakePublisher:
-        return FakePublisher(topic)
+        self.publishers[topic] = FakePublisher(topic)
+        return self.publishers[topic]
 
     def get_logger(self) -> FakeLogger:
         return self.logger
@@ -221,3 +226,21 @@ def test_a_failing_build_is_counted_like_a_failing_publisher(publishing):
     publishing.settle()
     assert publishing.publish_errors == 1
     assert publisher.got == ['next']
+
+
+def test_the_counters_are_published_in_count_order_from_any_thread():
+    """The executor thread and the physics thread both reject commands: the latched counter
+    must end at the total (a CI run read 1 after 4 rejections made on two threads: a thread
+    that counted first published last)."""
+    node = FakeNode()
+    publishing = Publishing(node)
+    rejected = node.publishers['~/rejected_commands']
+    rejected.delay = 0.0  # a publish lets other threads run, as rclpy's may
+    threads = [threading.Thread(target=lambda: [publishing.reject(f'source{k}', 'bad')
+                                                for k in range(50)]) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    values = [msg.data for msg in rejected.got]
+    assert values == list(range(201))  # the initial 0, then every count once, in order

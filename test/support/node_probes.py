@@ -79,9 +79,9 @@ REJECTED_COMMANDS = '/scene_sim/rejected_commands'
 def count_rejections(client: Any, sends: list[tuple[Any, Any]], timeout: float = 20.0) -> int:
     """By how much the node's rejected-commands counter rises when each of ``sends``
     (publisher, bad message) is published once. Each publisher's path is made sure of first, by
-    sending its first message until the counter moves: Fast DDS may match the node's reader to a
-    new writer after the writer matched the reader (``get_subscription_count``), and a message
-    sent in between is lost (a CI run counted 1 of 4)."""
+    sending its first message until the counter moves: the node's reader may match a new writer
+    after the writer matched it (``get_subscription_count``), and the test must not depend on
+    what DDS does with a message sent in between."""
     for publisher in dict.fromkeys(publisher for publisher, _ in sends):
         first = next(msg for p, msg in sends if p is publisher)
         start = count = latest_counter(client, REJECTED_COMMANDS)

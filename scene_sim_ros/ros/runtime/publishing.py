@@ -131,21 +131,21 @@ class Publishing:
                 self.count_publish_error(getattr(publisher, 'topic_name', '?'), err)
 
     def count_publish_error(self, topic: str, err: BaseException) -> None:
-        with self._lock:
+        with self._lock:  # counted and published in one go: the latched value never goes back
             self.publish_errors += 1
             count = self.publish_errors
+            _publish_counter(self._errors, count)
         self.warn_throttled(f'publish {topic}',
                             f'publishing on {topic} failed ({count} so far): {err}')
-        _publish_counter(self._errors, count)
 
     def reject(self, source: str, reason: str) -> None:
         """Count a rejected command and warn (throttled per source)."""
-        with self._lock:
+        with self._lock:  # the executor and the physics thread reject: publish in count order
             self.rejected_commands += 1
             count = self.rejected_commands
+            _publish_counter(self._rejected, count)
         self.warn_throttled(source, f'rejected a command on {source}: {reason} '
                                     f'({count} rejected so far)')
-        _publish_counter(self._rejected, count)
 
     def warn_throttled(self, key: str, text: str) -> None:
         now = time.monotonic()
