@@ -59,6 +59,7 @@ from scene_sim_ros.ros.outputs import extension as outputs
 from scene_sim_ros.ros.rate import RateLimiter
 from scene_sim_ros.ros.runtime import parameters, startup
 from scene_sim_ros.ros.runtime.entities import EntityWiring
+from scene_sim_ros.ros.runtime.frame_budget import FrameBudget
 from scene_sim_ros.ros.runtime.parameters import PUBLISH_RATES, SensorOverride, number_error
 from scene_sim_ros.ros.runtime.publishing import Publishing
 from scene_sim_ros.ros.runtime.startup import NEIGHBOUR_CHECK_DELAY, NEIGHBOUR_CHECKS
@@ -121,7 +122,8 @@ class SimNode(Node):
                                paused=bool(self._param('paused')), on_error=self._physics_error,
                                while_paused=self.loop.while_paused,
                                settle=self.publishing.settle)
-        self.frame_budget = self.loop.frame_budget
+        # which due camera frames are rendered, paced by the stepper (the adapters join it)
+        self.frame_budget = FrameBudget(self.get_logger().warning)
         self.frame_budget.pacing = self.stepper
         # the outbox publishes while PyBullet steps without the GIL (see .publishing)
         self.sim.on_gil_release = self.publishing.open_window

@@ -18,7 +18,6 @@ from scene_sim_ros.ros.bridge.entity_bridge import EntityBridge
 from scene_sim_ros.ros.bridge.names import shared_topic
 from scene_sim_ros.ros.bridge.tf import DynamicTransforms
 from scene_sim_ros.ros.rate import RateLimiter
-from scene_sim_ros.ros.runtime.frame_budget import FrameBudget
 from scene_sim_ros.ros.runtime.publishing import Publishing
 from scene_sim_ros.ros.serialized import MessageTemplate
 from scene_sim_ros.sim.sensors.cameras import render_together
@@ -51,8 +50,6 @@ class StepLoop:
         self.dynamic_tf = DynamicTransforms(node, shared_topic('/tf', isolated))
         self._tf_rate_hz = tf_rate
         self._tf_rate = RateLimiter(tf_rate, sim.step_length)
-        # which due camera frames are rendered; the node hands over the stepper that paces
-        self.frame_budget = FrameBudget(node.get_logger().warning)
 
     def step_length_changed(self, step_length: float) -> None:
         self._tf_rate = RateLimiter(self._tf_rate_hz, step_length)

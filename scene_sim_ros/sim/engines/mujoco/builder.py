@@ -116,8 +116,8 @@ def new_spec(scene: Scene, timestep: float) -> mujoco.MjSpec:
     if scene.format != 'simrobot':
         # Webots (ODE), RaiSim and Simox (Bullet) hold a body below its friction angle; with
         # Core3's pyramidal cone MuJoCo's soft friction lets it creep (Webots' accelerometer.wbt:
-        # MyBot, wheels held, slid 0.21 m down its 0.4 rad slope in 20 s and fell off at 30 s;
-        # PyBullet 0.1 mm). Elliptic cones with harder friction keep it there (1 mm in 20 s).
+        # MyBot, wheels held, slid 0.22 m down its 0.4 rad slope in 18 s and fell off at 30 s;
+        # PyBullet 0.1 mm). Elliptic cones with harder friction keep it there (7 mm in 18 s).
         option.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
         option.impratio = HARD_FRICTION_IMPRATIO
     return spec
