@@ -94,6 +94,8 @@ def test_foxglove_js_client_decodes_the_depth_cloud_and_finds_its_frame(managed_
     from rclpy.serialization import deserialize_message
     from sensor_msgs.msg import PointCloud2
 
+    from scene_sim_ros.ros.bridge.point_cloud import read_point_cloud
+
     port = free_tcp_port()
     managed_process([console_script('scene-sim-ros'), 'run', '--foxglove', str(port)],
                     name='foxglove-js-cloud', ready=r'services: get_simulator_features',
@@ -111,14 +113,12 @@ def test_foxglove_js_client_decodes_the_depth_cloud_and_finds_its_frame(managed_
     assert (cloud['width'], cloud['height']) == (160, 120)  # the depth camera's image
     assert cloud['fields'] == [['x', 0, 7, 1], ['y', 4, 7, 1], ['z', 8, 7, 1], ['rgb', 16, 7, 1]]
     assert (cloud['point_step'], cloud['row_step'], cloud['is_bigendian']) == (32, 32 * 160, False)
-    points = np.frombuffer(bytes(msg.data), np.dtype(
-        {'names': ['x', 'y', 'z', 'rgb'], 'formats': ['<f4', '<f4', '<f4', '<u4'],
-         'offsets': [0, 4, 8, 16], 'itemsize': 32}))
+    points = read_point_cloud(msg).reshape(-1)
     xyz = np.stack([points['x'], points['y'], points['z']], axis=1).astype(np.float64)
     finite = np.isfinite(xyz).all(axis=1)
     assert 0 < cloud['finite'] == finite.sum() < len(points)  # walls, and sky above them
     assert cloud['sums'] == pytest.approx(xyz[finite].sum(axis=0), rel=1e-9)
-    rgb = points['rgb'][finite]
+    rgb = points['rgb'].view(np.uint32)[finite]  # 0x00RRGGBB in a float32
     colours = [(rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF]
     assert cloud['colours'] == [int(c.sum()) for c in colours] != [0, 0, 0]
 
