@@ -8,7 +8,7 @@ from typing import Any
 
 from scene_sim_ros.scene import Pose
 
-from .ros import qos, spin_until, stamp, wait_for_messages
+from .ros import qos, spin_until, stamp
 
 
 class TfBuffer:
@@ -66,37 +66,67 @@ class JointRecorder:
         self.client.destroy_subscription(self.subscription)
 
 
-def latest_counter(client: Any, topic: str) -> int:
-    """The latest value of one of the node's latched ``std_msgs/UInt64`` counters."""
-    from std_msgs.msg import UInt64
-    (msg,) = wait_for_messages(client, UInt64, topic, count=1, timeout=20.0, qos=qos(1, True))
-    return int(msg.data)
-
-
 REJECTED_COMMANDS = '/scene_sim/rejected_commands'
+
+
+class CounterWatch:
+    """One of the node's latched ``std_msgs/UInt64`` counters, followed by one subscription for
+    as long as the ``with`` block lasts: every value the node publishes is seen, in order."""
+
+    def __init__(self, client: Any, topic: str, timeout: float = 20.0) -> None:
+        from std_msgs.msg import UInt64
+        self.client, self.topic = client, topic
+        self.values: list[int] = []
+        self.subscription = client.create_subscription(
+            UInt64, topic, lambda msg: self.values.append(int(msg.data)), qos(1000, True))
+        if not spin_until(client, lambda: bool(self.values), timeout):
+            self.close()
+            raise TimeoutError(f'no value on {topic} after {timeout} s')
+
+    @property
+    def value(self) -> int:
+        return self.values[-1]
+
+    def wait_above(self, value: int, timeout: float) -> bool:
+        """Spin until the counter exceeds ``value``; False if ``timeout`` passed first."""
+        return spin_until(self.client, lambda: self.value > value, timeout)
+
+    def idle(self, seconds: float) -> None:
+        """Spin for ``seconds``, taking what arrives."""
+        spin_until(self.client, lambda: False, seconds)
+
+    def close(self) -> None:
+        self.client.destroy_subscription(self.subscription)
+
+    def __enter__(self) -> CounterWatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def count_rejections(client: Any, sends: list[tuple[Any, Any]], timeout: float = 20.0) -> int:
     """By how much the node's rejected-commands counter rises when each of ``sends``
-    (publisher, bad message) is published once. Each publisher's path is made sure of first, by
-    sending its first message until the counter moves: the node's reader may match a new writer
-    after the writer matched it (``get_subscription_count``), and the test must not depend on
-    what DDS does with a message sent in between."""
-    for publisher in dict.fromkeys(publisher for publisher, _ in sends):
-        first = next(msg for p, msg in sends if p is publisher)
-        start = count = latest_counter(client, REJECTED_COMMANDS)
-        deadline = time.monotonic() + timeout
-        while count == start and time.monotonic() < deadline:
-            publisher.publish(first)
-            spin_until(client, lambda: False, 0.2)
-            count = latest_counter(client, REJECTED_COMMANDS)
-        assert count > start, f'{publisher.topic_name}: no message of it was counted'
-    spin_until(client, lambda: False, 0.5)  # a resend still on its way is counted before
-    before = latest_counter(client, REJECTED_COMMANDS)
-    for publisher, msg in sends:
-        publisher.publish(msg)
-    deadline, count = time.monotonic() + timeout, before
-    while count < before + len(sends) and time.monotonic() < deadline:
-        count = latest_counter(client, REJECTED_COMMANDS)
-    spin_until(client, lambda: False, 0.5)  # and none is counted twice
-    return latest_counter(client, REJECTED_COMMANDS) - before
+    (publisher, bad message) is published once, one after the other, each waited for (an
+    AssertionError names the first that was not counted). Each publisher's path is made sure of
+    first, by sending its first message until the counter moves: the node's reader may match a
+    new writer after the writer matched it (``get_subscription_count``), and the test must not
+    depend on what DDS does with a message sent in between."""
+    with CounterWatch(client, REJECTED_COMMANDS) as counter:
+        for publisher in dict.fromkeys(publisher for publisher, _ in sends):
+            first = next(msg for p, msg in sends if p is publisher)
+            start = counter.value
+            deadline = time.monotonic() + timeout
+            while counter.value == start and time.monotonic() < deadline:
+                publisher.publish(first)
+                counter.wait_above(start, 0.2)
+            assert counter.value > start, f'{publisher.topic_name}: no message of it was counted'
+        counter.idle(0.5)  # a resend still on its way is counted before
+        before = counter.value
+        for sent, (publisher, msg) in enumerate(sends):
+            publisher.publish(msg)
+            assert counter.wait_above(before + sent, timeout), (
+                f'{publisher.topic_name}: {msg} was not counted in {timeout} s (the counter '
+                f'went {counter.values[-sent - 3:]})')
+        counter.idle(0.5)  # and none is counted twice
+        return counter.value - before
