@@ -75,7 +75,7 @@ class CounterWatch:
 
     def __init__(self, client: Any, topic: str, timeout: float = 20.0) -> None:
         from std_msgs.msg import UInt64
-        self.client, self.topic = client, topic
+        self.client = client
         self.values: list[int] = []
         self.subscription = client.create_subscription(
             UInt64, topic, lambda msg: self.values.append(int(msg.data)), qos(1000, True))
@@ -109,9 +109,9 @@ def count_rejections(client: Any, sends: list[tuple[Any, Any]], timeout: float =
     """By how much the node's rejected-commands counter rises when each of ``sends``
     (publisher, bad message) is published once, one after the other, each waited for (an
     AssertionError names the first that was not counted). Each publisher's path is made sure of
-    first, by sending its first message until the counter moves: the node's reader may match a
-    new writer after the writer matched it (``get_subscription_count``), and the test must not
-    depend on what DDS does with a message sent in between."""
+    first, by sending its first message until the counter moves: a new writer's first messages
+    may go out before DDS has matched it with the node's reader, and the test must not depend
+    on what DDS does with them."""
     with CounterWatch(client, REJECTED_COMMANDS) as counter:
         for publisher in dict.fromkeys(publisher for publisher, _ in sends):
             first = next(msg for p, msg in sends if p is publisher)
