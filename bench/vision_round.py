@@ -52,8 +52,6 @@ from game_scene import GAME, NAO_CAMERAS, naos, skipped_without_gl  # noqa: E402
 from scene_sim_ros import Simulation  # noqa: E402
 from scene_sim_ros.formats import load_scene  # noqa: E402
 from scene_sim_ros.sim.render.context import gl_current  # noqa: E402
-from scene_sim_ros.sim.render.renderer import _corner_sampled  # noqa: E402
-from scene_sim_ros.sim.render.shaders import set_light_uniforms  # noqa: E402
 from scene_sim_ros.sim.sensors.cameras import render_together  # noqa: E402
 from scene_sim_ros.sim.sensors.noise import add_color_noise  # noqa: E402
 from scene_sim_ros.sim.sensors.rendering import (  # noqa: E402
@@ -181,13 +179,10 @@ def instrumented_round(readers: list[Any], messages: list[Any], counts: Counts |
             gl._background_vao.render()
             phases.lap('background', gl=True)
             gl.ctx.enable(gl.ctx.DEPTH_TEST | gl.ctx.CULL_FACE)
-            program = gl.program
-            program['view'].write(np.asarray(pose_view, dtype='f4').tobytes())
-            program['projection'].write(_corner_sampled(projection, s.width, s.height))
-            program['eye_position'].value = tuple(float(c) for c in eye)
-            set_light_uniforms(program, gl._sim.scene, gl.lighting)
+            uniforms = gl.pass_uniforms()
+            uniforms.set_camera(pose_view, projection, eye, s.width, s.height)
             phases.lap('state', gl=True)
-            draw(gl, draws, phases, counts)
+            draw(gl, draws, uniforms, phases, counts)
             if tiny_viewport:
                 continue
             pixels = _read_rgb_bytes(fbo)
@@ -209,22 +204,18 @@ def _read_rgb_bytes(fbo: Any) -> Any:
     return fbo.read(components=3, attachment=0, alignment=1)
 
 
-def draw(gl: Any, draws: list[tuple[Any, int, np.ndarray]], phases: Phases,
+def draw(gl: Any, draws: list[Any], uniforms: Any, phases: Phases,
          counts: Counts | None) -> None:
-    """``GlRenderer._draw``'s loop, uploads and draw calls timed apart, then the finish."""
-    textured = None
+    """``GlRenderer._draw``'s loop, uploads and draw calls (with their programs' uniforms)
+    timed apart, then the finish."""
     upload = 0.0
-    for shape, level, rows in draws:
+    for d in draws:
         started = time.perf_counter()
-        shape.instance_buffers[level].write(rows.tobytes())
+        gl.upload(d)
         upload += time.perf_counter() - started
-        if shape.texture is not None:
-            shape.texture.use(0)
-        if (shape.texture is not None) != textured:
-            gl.program['textured'].value = textured = shape.texture is not None
-        shape.vaos[level].render(instances=len(rows))
+        gl.submit(d, uniforms)
         if counts is not None:
-            counts.add(rows, level, len(shape.levels[level].triangles.indices))
+            counts.add(d.rows, d.level, len(d.shape.levels[d.level].triangles.indices))
     phases.lap('submit')
     phases.seconds['submit'] -= upload
     phases.seconds['upload'] += upload

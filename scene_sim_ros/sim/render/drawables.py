@@ -49,7 +49,8 @@ def quaternion_matrices(q: np.ndarray) -> np.ndarray:
 
 @dataclass
 class ShapeGroup:
-    """One uploaded shape: a vertex array per level of detail plus one instance buffer each."""
+    """One uploaded shape: vertex, index and instance buffers per level of detail, and a vertex
+    array per level and program variant (:class:`.shaders.ProgramKey`) that draws it."""
 
     levels: list[Level]
     centre: np.ndarray  # bounding sphere in the shape frame
@@ -58,17 +59,16 @@ class ShapeGroup:
     half_extents: np.ndarray
     texture: Any = None
     vertex_buffers: list[tuple[Any, Any]] = field(default_factory=list)  # per level
-    vaos: list[Any] = field(default_factory=list)
-    instance_buffers: list[Any] = field(default_factory=list)
+    instance_buffers: list[Any] = field(default_factory=list)  # per level
+    vaos: dict[tuple[int, int], Any] = field(default_factory=dict)  # (level, program) -> vao
     capacity: int = 0
 
 
 class ShapeLibrary:
     """Uploaded shapes of one GL context, keyed by content (kept across simulations)."""
 
-    def __init__(self, ctx: Any, program: Any) -> None:
+    def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
-        self.program = program
         self._groups: dict[tuple[Any, Path | None], ShapeGroup | None] = {}
         self._levels: dict[Any, list[Level] | None] = {}
         self._textures: dict[Path, Any] = {}
@@ -86,11 +86,11 @@ class ShapeLibrary:
         """Instance buffers (and their vertex arrays) for at least ``count`` instances."""
         if count <= group.capacity:
             return
-        for vao in group.vaos:
+        for vao in group.vaos.values():
             vao.release()
         for buffer in group.instance_buffers:
             buffer.release()
-        group.vaos, group.instance_buffers = [], []
+        group.vaos, group.instance_buffers = {}, []
         group.capacity = max(count, 2 * group.capacity)
         if not group.vertex_buffers:
             for level in group.levels:
@@ -98,14 +98,22 @@ class ShapeLibrary:
                 group.vertex_buffers.append((
                     self.ctx.buffer(np.hstack([t.positions, t.normals, t.uvs]).astype('f4')),
                     self.ctx.buffer(t.indices.astype('u4'))))
-        for vertices, indices in group.vertex_buffers:
-            instances = self.ctx.buffer(reserve=group.capacity * INSTANCE.itemsize)
-            group.vaos.append(self.ctx.vertex_array(
-                self.program,
+        group.instance_buffers = [self.ctx.buffer(reserve=group.capacity * INSTANCE.itemsize)
+                                  for _ in group.vertex_buffers]
+
+    def vao(self, group: ShapeGroup, level: int, program: Any) -> Any:
+        """The vertex array that draws ``level`` of ``group`` with ``program`` (one per program
+        variant, sharing the buffers; attributes a variant compiled out are skipped)."""
+        key = (level, program.glo)
+        vao = group.vaos.get(key)
+        if vao is None:
+            vertices, indices = group.vertex_buffers[level]
+            vao = group.vaos[key] = self.ctx.vertex_array(
+                program,
                 [(vertices, '3f 3f 2f', 'in_position', 'in_normal', 'in_uv'),
-                 (instances, INSTANCE_FORMAT, *INSTANCE_ATTRIBUTES)],
-                index_buffer=indices, index_element_size=4))
-            group.instance_buffers.append(instances)
+                 (group.instance_buffers[level], INSTANCE_FORMAT, *INSTANCE_ATTRIBUTES)],
+                index_buffer=indices, index_element_size=4, skip_errors=True)
+        return vao
 
     def _shape_levels(self, shape: Any) -> list[Level] | None:
         key = _shape_key(shape)
@@ -157,6 +165,7 @@ class DrawList:
     groups: list[ShapeGroup]
     instance: np.ndarray  # (N,) INSTANCE rows with everything but the model matrix
     static_slots: np.ndarray  # (S,) bool: slots of bodies that never move by physics
+    specular: np.ndarray  # (N,) bool: the material has a specular colour
 
 
 def build_draw_list(sim: Simulator, library: ShapeLibrary, surfaces: bool = True) -> DrawList:
@@ -200,7 +209,8 @@ def build_draw_list(sim: Simulator, library: ShapeLibrary, surfaces: bool = True
     return DrawList(list(slots), np.array([r[0] for r in rows], dtype=np.int64),
                     np.array([r[1] for r in rows]).reshape(-1, 4, 4),
                     np.array([r[2] for r in rows], dtype=np.int64), groups, instance,
-                    np.array(static, dtype=bool))
+                    np.array(static, dtype=bool),
+                    np.asarray(instance['specular'][:, :3].any(axis=1), dtype=bool))
 
 
 def _collisions_as_visuals(link: Any) -> tuple[Visual, ...]:

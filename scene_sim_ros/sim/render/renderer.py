@@ -36,10 +36,13 @@ from scene_sim_ros.sim.render.lod import MAX_ERROR_PIXELS
 from scene_sim_ros.sim.render.shaders import (
     BACKGROUND_FRAGMENT,
     BACKGROUND_VERTEX,
-    FRAGMENT,
     LIGHTING_PHONG,
     LIGHTINGS,
     VERTEX,
+    ProgramKey,
+    fragment_shader,
+    light_kinds,
+    scene_lights,
     set_light_uniforms,
 )
 from scene_sim_ros.sim.simulator import Simulator
@@ -55,6 +58,16 @@ class Bounds(NamedTuple):
     box_centres: np.ndarray  # (N, 3)
     axes: np.ndarray  # (N, 3, 3): the box's axes as columns
     half_extents: np.ndarray  # (N, 3)
+
+
+class Draw(NamedTuple):
+    """One instanced draw call: ``rows`` of ``shape`` at level of detail ``level``, whose
+    materials all have (``specular``) or all lack a specular colour."""
+
+    shape: ShapeGroup
+    level: int
+    specular: bool
+    rows: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -74,14 +87,14 @@ _serials = itertools.count(1)
 
 
 def _shared_objects(ctx: Any) -> dict[str, Any]:
-    """One shader program, background pass, shape library and set of framebuffers (by size)
-    per process, as there is one context (call with it current)."""
+    """One set of shader programs (by :class:`ProgramKey`), background pass, shape library and
+    set of framebuffers (by size) per process, as there is one context (call with it
+    current)."""
     if not _shared:
-        program = ctx.program(vertex_shader=VERTEX, fragment_shader=FRAGMENT)
         background = ctx.program(vertex_shader=BACKGROUND_VERTEX,
                                  fragment_shader=BACKGROUND_FRAGMENT)
         corners = ctx.buffer(np.array([-1.0, -1.0, 3.0, -1.0, -1.0, 3.0], dtype='f4'))
-        _shared.update(program=program, library=ShapeLibrary(ctx, program), framebuffers={},
+        _shared.update(programs={}, library=ShapeLibrary(ctx), framebuffers={},
                        contents={},  # framebuffer size -> serial of the render it holds
                        background=background,
                        background_vao=ctx.vertex_array(background, [(corners, '2f', 'in_corner')]))
@@ -107,7 +120,7 @@ class GlRenderer:
         with gl_current() as ctx:
             self.ctx = ctx
             shared = _shared_objects(ctx)
-        self.program, self.library = shared['program'], shared['library']
+        self._programs, self.library = shared['programs'], shared['library']
         self._framebuffers = shared['framebuffers']
         self._background, self._background_vao = shared['background'], shared['background_vao']
         self._sim = sim if isinstance(sim, weakref.ProxyTypes) else weakref.proxy(sim)
@@ -224,13 +237,14 @@ class GlRenderer:
             self.ctx.scissor = None
             fbo.clear(*self._background_colour(), 1.0, depth=1.0, viewport=(0, 0, *size))
             self.ctx.enable(self.ctx.DEPTH_TEST | self.ctx.CULL_FACE)
-            set_light_uniforms(self.program, self._sim.scene, self.lighting)
+            uniforms = self.pass_uniforms()
             for view, (x, y) in zip(views, positions):
                 box = (x, y, view.width, view.height)
                 self.ctx.viewport = self.ctx.scissor = box
-                self._set_camera(view.view, view.projection, view.eye, view.width, view.height)
-                self._draw(draw_list, world, view.view, view.projection, view.eye, view.height,
-                           view.fov_y)
+                uniforms.set_camera(view.view, view.projection, view.eye, view.width,
+                                    view.height)
+                self._draw(draw_list, world, uniforms, view.view, view.projection, view.eye,
+                           view.height, view.fov_y)
                 gl_flush()
             self.ctx.scissor = None
             atlas = np.frombuffer(fbo.read(viewport=(0, 0, *size), components=3, alignment=1),
@@ -260,44 +274,62 @@ class GlRenderer:
         self._background['background'].value = self._background_colour()
         self._background_vao.render()
         self.ctx.enable(self.ctx.DEPTH_TEST | self.ctx.CULL_FACE)
-        self._set_camera(view, projection, eye, width, height)
-        set_light_uniforms(self.program, self._sim.scene, self.lighting)
-        self._draw(draw_list, world, view, projection, eye, height, fov_y)
+        uniforms = self.pass_uniforms()
+        uniforms.set_camera(view, projection, eye, width, height)
+        self._draw(draw_list, world, uniforms, view, projection, eye, height, fov_y)
         return fbo
 
-    def _set_camera(self, view: list[float], projection: list[float], eye: np.ndarray,
-                    width: int, height: int) -> None:
-        program = self.program
-        program['view'].write(np.asarray(view, dtype='f4').tobytes())
-        program['projection'].write(_corner_sampled(projection, width, height))
-        program['eye_position'].value = tuple(float(c) for c in eye)
+    def pass_uniforms(self) -> PassUniforms:
+        """The uniforms of one pass over the scene as it is lit now."""
+        return PassUniforms(scene_lights(self._sim.scene, self.lighting), self.lighting)
 
     def _background_colour(self) -> tuple[float, float, float]:
         r, g, b = (float(min(1.0, max(0.0, c))) for c in self._sim.scene.background[:3])
         return r, g, b
 
-    def _draw(self, draw_list: DrawList, world: np.ndarray, view: list[float],
-              projection: list[float], eye: np.ndarray, height: int, fov_y: float) -> None:
+    def _draw(self, draw_list: DrawList, world: np.ndarray, uniforms: PassUniforms,
+              view: list[float], projection: list[float], eye: np.ndarray, height: int,
+              fov_y: float) -> None:
         draws = self.visible_draws(draw_list, world, view, projection, eye, height, fov_y)
-        self.drawn_ids = (np.concatenate([rows['id'] for _, _, rows in draws]) if draws
+        self.drawn_ids = (np.concatenate([d.rows['id'] for d in draws]) if draws
                           else np.zeros(0, dtype=np.int32))
         self.triangles_drawn = 0
-        textured = None
-        for shape, k, rows in draws:
-            shape.instance_buffers[k].write(rows.tobytes())
-            use_texture = shape.texture is not None
-            if use_texture:
-                shape.texture.use(0)
-            if use_texture != textured:
-                self.program['textured'].value = textured = use_texture
-            shape.vaos[k].render(instances=len(rows))
-            self.triangles_drawn += len(shape.levels[k].triangles.indices) * len(rows)
+        for draw in draws:
+            self.upload(draw)
+            self.submit(draw, uniforms)
+            self.triangles_drawn += len(draw.shape.levels[draw.level].triangles.indices) * len(
+                draw.rows)
+
+    @staticmethod
+    def upload(draw: Draw) -> None:
+        """The instance rows of ``draw`` into its shape's buffer."""
+        draw.shape.instance_buffers[draw.level].write(draw.rows.tobytes())
+
+    def submit(self, draw: Draw, uniforms: PassUniforms) -> None:
+        """The draw call of ``draw`` (after :meth:`upload`) with the program it needs."""
+        shape = draw.shape
+        textured = shape.texture is not None
+        program = self._program(ProgramKey(
+            self.lighting, uniforms.kinds, textured,
+            draw.specular and self.lighting == LIGHTING_PHONG))
+        uniforms.prepare(program)
+        if textured:
+            shape.texture.use(0)
+        self.library.vao(shape, draw.level, program).render(instances=len(draw.rows))
+
+    def _program(self, key: ProgramKey) -> Any:
+        program = self._programs.get(key)
+        if program is None:
+            program = self._programs[key] = self.ctx.program(
+                vertex_shader=VERTEX, fragment_shader=fragment_shader(key))
+        return program
 
     def visible_draws(self, draw_list: DrawList, world: np.ndarray, view: list[float],
                       projection: list[float], eye: np.ndarray, height: int,
-                      fov_y: float) -> list[tuple[ShapeGroup, int, np.ndarray]]:
-        """The instanced calls one view needs: (shape, level, instance rows) for every shape
-        and level of detail with an instance inside the frustum (bounding sphere and box)."""
+                      fov_y: float) -> list[Draw]:
+        """The instanced calls one view needs: one per shape, level of detail and kind of
+        material (specular or not) with an instance inside the frustum (bounding sphere and
+        box)."""
         if not len(world):
             return []
         bounds = self._bounds(draw_list, world)
@@ -311,18 +343,19 @@ class GlRenderer:
                               1e-6)
         pixels_per_radian = height / (2.0 * math.tan(fov_y / 2.0))
         level = self._levels(draw_list, visible, distance, pixels_per_radian)
-        group = draw_list.group[visible]
-        order = np.lexsort((level, group))
-        visible, group, level = visible[order], group[order], level[order]
+        group, specular = draw_list.group[visible], draw_list.specular[visible]
+        order = np.lexsort((specular, level, group))
+        visible, group, level, specular = (visible[order], group[order], level[order],
+                                           specular[order])
         rows = draw_list.instance[visible].copy()
         rows['model'] = world[visible].transpose(0, 2, 1)  # GLSL reads columns
         if not len(visible):
             return []
-        keys = group * 16 + level
+        keys = (group * 16 + level) * 2 + specular
         starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
         ends = np.r_[starts[1:], len(keys)]
-        return [(draw_list.groups[int(group[a])], int(level[a]), rows[a:b])
-                for a, b in zip(starts, ends)]
+        return [Draw(draw_list.groups[int(group[a])], int(level[a]), bool(specular[a]),
+                     rows[a:b]) for a, b in zip(starts, ends)]
 
     def _levels(self, draw_list: DrawList, visible: np.ndarray, distance: np.ndarray,
                 pixels_per_radian: float) -> np.ndarray:
@@ -379,6 +412,36 @@ class GlRenderer:
             self._framebuffers[(width, height)] = fbo
         return fbo
 
+
+class PassUniforms:
+    """The lights and current camera of one pass, written into each program variant the first
+    time a draw uses it (after the lights once per pass, the camera once per view)."""
+
+    def __init__(self, lights: list[Any], lighting: int) -> None:
+        self._lights, self._lighting = lights, lighting
+        self.kinds = light_kinds(lights, lighting)
+        self._lit: set[int] = set()
+        self._camera: tuple[bytes, bytes, tuple[float, ...]] | None = None
+        self._viewed: set[int] = set()
+
+    def set_camera(self, view: list[float], projection: list[float], eye: np.ndarray,
+                   width: int, height: int) -> None:
+        self._camera = (np.asarray(view, dtype='f4').tobytes(),
+                        _corner_sampled(projection, width, height),
+                        tuple(float(c) for c in eye))
+        self._viewed.clear()
+
+    def prepare(self, program: Any) -> None:
+        if program.glo not in self._lit:
+            set_light_uniforms(program, self._lights, self._lighting)
+            self._lit.add(program.glo)
+        if program.glo not in self._viewed and self._camera is not None:
+            view, projection, eye = self._camera
+            program['view'].write(view)
+            program['projection'].write(projection)
+            if 'eye_position' in program:  # compiled out without specular light
+                program['eye_position'].value = eye
+            self._viewed.add(program.glo)
 
 
 def _read_rgb(fbo: Any, width: int, height: int) -> np.ndarray:

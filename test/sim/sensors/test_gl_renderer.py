@@ -13,7 +13,7 @@ import pytest
 import scene_sim_ros
 from scene_sim_ros import Simulation
 from scene_sim_ros.formats import load_scene
-from scene_sim_ros.scene import Box, Entity, Link, Mesh, Pose, Visual
+from scene_sim_ros.scene import Box, Entity, Light, Link, Mesh, Pose, Scene, Surface, Visual
 from scene_sim_ros.sim.render import egl_problem
 from scene_sim_ros.sim.render.tessellation import from_mesh
 from scene_sim_ros.sim.sensors.rendering import View, render_cache
@@ -40,6 +40,51 @@ def render(scene, renderer: str, pose: Pose, size=(160, 120), near=0.01, far=50.
     finally:
         if renderer == 'tiny':
             sim.close()
+
+
+MATTE = Surface(diffuse=(0.2, 0.4, 0.6, 1.0), ambient=(0.5, 0.3, 0.1, 1.0))
+SHINY = Surface(diffuse=(0.2, 0.4, 0.6, 1.0), ambient=(0.5, 0.3, 0.1, 1.0),
+                specular=(0.3, 0.2, 0.1, 1.0), emission=(0.1, 0.0, 0.0, 1.0), shininess=12.5)
+TOWARDS_FACE = Light('directional', direction=(1.0, 0.0, 0.0), ambient=(0.2, 0.2, 0.2, 1.0),
+                     diffuse=(0.6, 0.6, 0.6, 1.0), specular=(0.5, 0.5, 0.5, 1.0))
+AT_CAMERA = Light('point', position=(0.0, 0.0, 0.0), ambient=(0.1, 0.1, 0.1, 1.0),
+                  diffuse=(0.2, 0.2, 0.2, 1.0), specular=(0.25, 0.25, 0.25, 1.0))
+SPOT_ASIDE = Light('spot', position=(0.0, 0.0, 0.0), direction=(0.0, 1.0, 0.0),
+                   ambient=(0.2, 0.2, 0.2, 1.0), diffuse=(0.6, 0.6, 0.6, 1.0),
+                   specular=(0.5, 0.5, 0.5, 1.0), cutoff=0.3)
+
+
+def phong(surface: Surface, light: Light, lit: bool = True) -> np.ndarray:
+    """OpenGL's Phong terms of a face whose normal points at the light and at the eye:
+    n.l = 1 and r.v = 1, so that the highlight is Ls x Ks whatever the shininess; a spot
+    light that does not reach the face (``lit`` False) leaves its ambient term."""
+    terms = np.multiply(light.ambient[:3], surface.ambient[:3])
+    if lit:
+        terms = terms + np.multiply(light.diffuse[:3], surface.diffuse[:3])
+        terms = terms + np.multiply(light.specular[:3], surface.specular[:3])
+    return terms
+
+
+@pytest.mark.parametrize('surface, lights, expected', [
+    (MATTE, (TOWARDS_FACE,), phong(MATTE, TOWARDS_FACE)),
+    (SHINY, (TOWARDS_FACE,), (0.1, 0, 0) + phong(SHINY, TOWARDS_FACE)),
+    (SHINY, (AT_CAMERA,), (0.1, 0, 0) + phong(SHINY, AT_CAMERA)),
+    (SHINY, (SPOT_ASIDE,), (0.1, 0, 0) + phong(SHINY, SPOT_ASIDE, lit=False)),
+    (SHINY, (TOWARDS_FACE, AT_CAMERA, SPOT_ASIDE),
+     (0.1, 0, 0) + phong(SHINY, TOWARDS_FACE) + phong(SHINY, AT_CAMERA)
+     + phong(SHINY, SPOT_ASIDE, lit=False)),
+], ids=['matte', 'specular', 'point', 'spot-aside', 'three-lights'])
+def test_each_phong_term_as_compiled_for_the_material_and_lights(surface, lights, expected):
+    """The colour pass compiles a program per kind of material and set of lights (terms that
+    add nothing left out); each must give the law's value: emission + sum over lights of
+    La Ka + spot (Ld Kd n.l + Ls Ks (r.v)^shininess), at the centre of a face 2 m ahead
+    (within 1 level of 255: rounding)."""
+    face = Entity('face', 'static', (Link('base', visuals=(
+        Visual(Box((0.2, 1.0, 1.0)), surface=surface),)),),
+        pose=Pose((2.0, 0.0, 0.0)), fixed_base=True)
+    sim = Simulation(Scene('lit', (face,), lights=lights), renderer='gl')
+    frame = render_cache(sim).frame(View.of(Pose(), 40, 30, 1.0, 0.78), 0.01, 50.0, True)
+    assert np.abs(frame.rgb[15, 20] - np.asarray(expected) * 255.0).max() <= 1.0
 
 
 @pytest.fixture
