@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from scene_sim_ros.sim.render.atlas import MAX_HEIGHT, shelf_layout
-from scene_sim_ros.sim.render.context import gl_current, gl_flush
+from scene_sim_ros.sim.render.context import gl_current, gl_flush, read_rgb
 from scene_sim_ros.sim.render.culling import boxes_in_view, frustum_planes, spheres_in_view
 from scene_sim_ros.sim.render.drawables import (
     DrawList,
@@ -247,9 +247,7 @@ class GlRenderer:
                            view.height, view.fov_y)
                 gl_flush()
             self.ctx.scissor = None
-            atlas = np.frombuffer(fbo.read(viewport=(0, 0, *size), components=3, alignment=1),
-                                  dtype=np.uint8)
-        atlas = atlas.reshape(size[1], size[0], 3)
+            atlas = read_rgb(*size)
         return [np.ascontiguousarray(atlas[y:y + v.height, x:x + v.width][::-1])
                 for v, (x, y) in zip(views, positions)]
 
