@@ -35,6 +35,23 @@ def test_rgb_image_keeps_its_bytes_and_layout():
     assert bytes(msg.data) == pixels.tobytes()
 
 
+def test_an_image_refilled_reuses_its_buffer_and_takes_strided_views():
+    """A camera adapter fills one message again and again, from views of a batched render
+    (rows flipped): same bytes as a contiguous copy, the buffer reused at the same size,
+    a new one when the size changes."""
+    from sensor_msgs.msg import Image
+    atlas = np.arange(6 * 8 * 3, dtype=np.uint8).reshape(6, 8, 3)
+    msg = Image()
+    fill_image(msg, atlas[1:5, 2:7][::-1])
+    first = msg.data
+    assert bytes(msg.data) == np.ascontiguousarray(atlas[1:5, 2:7][::-1]).tobytes()
+    fill_image(msg, atlas[0:4, 0:5])
+    assert msg.data is first and bytes(msg.data) == atlas[0:4, 0:5].tobytes()
+    fill_image(msg, atlas)
+    assert msg.data is not first and bytes(msg.data) == atlas.tobytes()
+    assert (msg.height, msg.width, msg.step) == (6, 8, 24)
+
+
 def test_depth_image_is_32fc1_little_endian_metres():
     from sensor_msgs.msg import Image
     depth = np.array([[1.5, np.inf], [-np.inf, np.nan]], dtype=np.float32)

@@ -43,7 +43,10 @@ def stamp_seconds(stamp: Time) -> float:
 
 
 def fill_image(msg: Image, pixels: np.ndarray) -> None:
-    """Fill ``msg`` from an HxWx3 uint8 (rgb8), HxW uint8 (mono8) or HxW float32 (32FC1) array."""
+    """Fill ``msg`` from an HxWx3 uint8 (rgb8), HxW uint8 (mono8) or HxW float32 (32FC1) array
+    (any strides). The pixels are copied once, into the message's own ``data`` where it has
+    the size already (an adapter publishes one message object again and again; what it
+    published last has gone out by then, see :meth:`.publishing.Publishing.hold`)."""
     channels = 1 if pixels.ndim == 2 else pixels.shape[2]
     try:
         encoding, pixel_bytes = IMAGE_ENCODINGS[(pixels.dtype, channels)]
@@ -55,7 +58,9 @@ def fill_image(msg: Image, pixels: np.ndarray) -> None:
     msg.encoding = encoding
     msg.is_bigendian = 0 if pixels.dtype.byteorder in ('=', '<', '|') else 1
     msg.step = width * pixel_bytes
-    msg.data = array.array('B', np.ascontiguousarray(pixels).tobytes())  # memcpy, no list
+    if not isinstance(msg.data, array.array) or len(msg.data) != pixels.nbytes:
+        msg.data = array.array('B', bytes(pixels.nbytes))  # (the setter may copy it)
+    np.frombuffer(msg.data, dtype=pixels.dtype).reshape(pixels.shape)[...] = pixels
 
 
 def camera_info(width: int, height: int, fov_x: float, fov_y: float,
