@@ -148,3 +148,37 @@ class MessageTemplate:
 
 def _sentinel(k: int) -> np.ndarray:
     return np.array([_SENTINEL * (1.0 + k * 2.0 ** -40)], dtype='<f8')
+
+
+class ImageTemplate:
+    """``sensor_msgs/Image`` bytes for frames of one geometry: ``msg`` (frame id, height,
+    width, encoding, step set) serialized once through a :class:`MessageTemplate` with a marker
+    as its pixels; :meth:`serialize` patches the stamp and puts the frame's pixels where the
+    marker was (``data`` is the message's last field: its length, then its bytes, with no
+    padding after them). One copy of the pixels per frame, where ``fill_image`` and rclpy's
+    conversion and serialization took three."""
+
+    _MARK = b'\xa5\x5a\xc3'
+
+    def __init__(self, msg: Any) -> None:
+        import array
+        import struct
+
+        pixels = msg.data
+        msg.data = array.array('B', self._MARK)
+        try:
+            self._template = MessageTemplate(msg, ())
+        finally:
+            msg.data = pixels
+        self._struct = struct.Struct('<I')
+        tail = self._struct.pack(len(self._MARK)) + self._MARK
+        if not self._template.serialize(0.0).endswith(tail):
+            raise ValueError('sensor_msgs/Image: its data is not serialized last')
+        self._tail = len(tail)
+
+    def serialize(self, time: float, pixels: np.ndarray) -> bytes:
+        """The message stamped ``time`` (s) with ``pixels`` (of the geometry and encoding the
+        template was made for) as its data."""
+        head = self._template.serialize(time)[:-self._tail]
+        data = np.ascontiguousarray(pixels).data  # a memoryview: joined without a copy first
+        return b''.join((head, self._struct.pack(pixels.nbytes), data))

@@ -42,6 +42,9 @@ class FakeNode:
     def publish(self, publisher, msg):
         self.published.append(publisher.topic)
 
+    def publish_built(self, publisher, build, *args):
+        self.publish(publisher, build(*args))
+
     def get_logger(self):
         return SimpleNamespace(info=lambda text: None)
 

@@ -169,6 +169,37 @@ def test_patched_imu_odometry_and_clock_read_back_exactly():
     assert deserialize_message(clock.serialize(0.012), Clock) == expected
 
 
+@pytest.mark.parametrize('pixels', [
+    np.arange(480 * 640 * 3, dtype=np.uint64).astype(np.uint8).reshape(480, 640, 3)[::-1],
+    np.arange(5 * 3 * 3, dtype=np.uint8).reshape(5, 3, 3),  # 45 bytes: no 4-byte multiple
+    np.arange(7 * 2, dtype=np.uint8).reshape(7, 2),
+    np.linspace(0.25, 9.0, 6, dtype=np.float32).reshape(2, 3),
+], ids=['rgb8-flipped-view', 'rgb8-odd', 'mono8', '32FC1'])
+def test_image_template_bytes_are_rclpys_for_every_frame(pixels):
+    """A camera's frames go out as ImageTemplate bytes: for each frame they must be what rclpy
+    serializes for the filled message, as long and reading back as the same message (the
+    alignment padding after a string is not compared: rclpy's serializer leaves whatever was
+    in its buffer there); also for a second frame through the same template, a flipped
+    strided view and data that ends off a 4-byte boundary."""
+    from rclpy.serialization import deserialize_message, serialize_message
+    from sensor_msgs.msg import Image
+
+    from scene_sim_ros.ros.serialized import ImageTemplate
+    msg = Image()
+    msg.header.frame_id = 'robot1/CameraTop_optical'
+    fill_image(msg, pixels)
+    template = ImageTemplate(msg)
+    for seconds, frame in ((12.345, pixels), (13.0, pixels[..., ::-1].copy())):
+        set_stamp(msg.header.stamp, seconds)
+        fill_image(msg, frame)
+        ours, rclpys = template.serialize(seconds, frame), serialize_message(msg)
+        assert len(ours) == len(rclpys)
+        assert deserialize_message(ours, Image) == deserialize_message(rclpys, Image)
+    back = deserialize_message(template.serialize(1.5, pixels), Image)
+    assert (back.header.stamp.sec, back.header.stamp.nanosec) == (1, 500_000_000)
+    assert bytes(back.data) == np.ascontiguousarray(pixels).tobytes()
+
+
 def test_a_field_that_cannot_be_found_once_is_an_error():
     from std_msgs.msg import Float64MultiArray
 

@@ -20,6 +20,7 @@ from sensor_msgs.msg import CameraInfo, Image
 from scene_sim_ros.ros import qos
 from scene_sim_ros.ros.bridge.adapters.base import SensorAdapter, Topic
 from scene_sim_ros.ros.bridge.conversions import camera_info, fill_image
+from scene_sim_ros.ros.serialized import ImageTemplate
 
 IMAGE_RAW = Topic('image_raw', 'sensor_msgs/msg/Image')
 CAMERA_INFO = Topic('camera_info', 'sensor_msgs/msg/CameraInfo')
@@ -45,6 +46,7 @@ class CameraAdapter(SensorAdapter):
         self.image_publisher = self.create_publisher(Image, 'image_raw', qos.IMAGE)
         self.image = Image()
         self.image.header.frame_id = self.settings.frame_id
+        self._image_template: tuple[Any, ImageTemplate] | None = None  # (shape, dtype)
         self.info_publisher: Publisher[CameraInfo] | None = None
         if planar(s):
             self.info_publisher = self.create_publisher(CameraInfo, 'camera_info', qos.IMAGE)
@@ -57,10 +59,17 @@ class CameraAdapter(SensorAdapter):
         return self.reader() if self.image_publisher.get_subscription_count() > 0 else None
 
     def publish(self, t: float) -> None:
+        """Read the frame here (physics thread); its bytes are put together by
+        :meth:`ImageTemplate.serialize` on the outbox thread where the node has one."""
         self.stamp(self.image.header, t)
         if self.image_publisher.get_subscription_count() > 0:
-            fill_image(self.image, self.read())
-            self.node.publish(self.image_publisher, self.image)
+            pixels = self.read()
+            if self._image_template is None or self._image_template[0] != (
+                    pixels.shape, pixels.dtype):
+                fill_image(self.image, pixels)  # geometry and encoding
+                self._image_template = ((pixels.shape, pixels.dtype), ImageTemplate(self.image))
+            self.node.publish_built(self.image_publisher, self._image_template[1].serialize,
+                                    t, pixels)
         if self.info_publisher is not None:
             self.node.publish(self.info_publisher, self.info)
 
