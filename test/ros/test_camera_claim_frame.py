@@ -36,6 +36,9 @@ class FakeNode:
         self.reads += 1
         return np.zeros((3, 4, 3), np.uint8)
 
+    def sim_reader(self, entity, sensor):
+        return SimpleNamespace()  # no batched render to read from later: reads now
+
     def create_publisher(self, msg_type, topic, qos):
         return SimpleNamespace(topic=topic, get_subscription_count=lambda: self.subscribers)
 

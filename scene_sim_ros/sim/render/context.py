@@ -28,6 +28,7 @@ _tried = False
 _lock = threading.RLock()
 _gl: Any = None
 GL_RGB, GL_UNSIGNED_BYTE, GL_PACK_ALIGNMENT = 0x1907, 0x1401, 0x0D05
+GL_READ_FRAMEBUFFER, GL_READ_FRAMEBUFFER_BINDING = 0x8CA8, 0x8CAA
 
 
 def egl_problem() -> str | None:
@@ -43,13 +44,34 @@ class GlUnavailable(RuntimeError):
     """No OpenGL context can be made in this process."""
 
 
+class _Held(threading.local):
+    depth = 0  # gl_current blocks this thread is in
+
+
+_held = _Held()
+
+
 @contextlib.contextmanager
 def gl_current() -> Iterator[Any]:
-    """The context, current on this thread and held by it until the block ends."""
+    """The context, current on this thread and held by it until the block ends. Nested blocks
+    keep it as it is: entering moderngl's context again inside a block and leaving it broke
+    the outer block's next draws (a batch read back inside the block that draws the next
+    lost rows of its first view)."""
     with _lock:
         context = gl_context()
-        with context:
-            yield context
+        if _held.depth:
+            _held.depth += 1
+            try:
+                yield context
+            finally:
+                _held.depth -= 1
+            return
+        _held.depth = 1
+        try:
+            with context:
+                yield context
+        finally:
+            _held.depth = 0
 
 
 def _library() -> Any:
@@ -71,9 +93,9 @@ def gl_flush() -> None:
     _library().glFlush()
 
 
-def read_rgb(width: int, height: int) -> np.ndarray:
-    """The lower left ``width`` x ``height`` RGB pixels of the bound framebuffer's first colour
-    attachment, bottom row first (HxWx3 uint8). Read without the GIL: the read waits for
+def read_rgb(width: int, height: int, framebuffer: int) -> np.ndarray:
+    """The lower left ``width`` x ``height`` RGB pixels of ``framebuffer``'s (a GL name) first
+    colour attachment, bottom row first (HxWx3 uint8). Read without the GIL: the read waits for
     llvmpipe's raster threads to finish the round (about 10 ms of the game's 28 views), while
     the node's publishing and executor threads run (moderngl's read held the GIL: 41 of the
     physics thread's 248 GIL-holding samples). Draw calls stay with moderngl: letting go of the
@@ -81,8 +103,12 @@ def read_rgb(width: int, height: int) -> np.ndarray:
     interval each time (node RTF 0.45 in that run's 3 rounds, 0.53-0.57 without)."""
     pixels = np.empty((height, width, 3), dtype=np.uint8)
     gl = _library()
+    previous = ctypes.c_int()
+    gl.glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, ctypes.byref(previous))
+    gl.glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer)  # moderngl's draw state untouched
     gl.glPixelStorei(GL_PACK_ALIGNMENT, 1)
     gl.glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, pixels.ctypes.data)
+    gl.glBindFramebuffer(GL_READ_FRAMEBUFFER, previous.value)
     return pixels
 
 

@@ -218,21 +218,31 @@ class GlRenderer:
                     else None, _read_mask(fbo, width, height) if mask else None, serial)
 
     def render_colour(self, views: list[ColourView]) -> list[np.ndarray]:
-        """RGB (HxWx3 uint8, read-only views of one atlas array) of every view in ``views``,
-        drawn as one batch: viewports of one colour-only framebuffer (:mod:`.atlas`), one
-        clear to the background colour, lights set once, bounds computed once, one readback
-        (without the GIL, :func:`.context.read_rgb`). The images of :meth:`render` (whose depth
-        and id outputs have no attachment here), but where llvmpipe snaps a window coordinate
-        at an atlas offset to the other side of an edge (12 of 5.4 million pixels in the
-        game's round). Views that would make the atlas higher than :data:`.atlas.MAX_HEIGHT`
-        are drawn as more batches."""
+        """RGB (HxWx3 uint8, read-only views of one atlas array) of every view in ``views``:
+        :meth:`draw_colour`, then read back."""
+        batch = self.draw_colour(views)
+        return [batch.image(i) for i in range(len(views))]
+
+    def draw_colour(self, views: list[ColourView]) -> ColourBatch:
+        """Draw every view in ``views`` as one batch: viewports of one colour-only framebuffer
+        (:mod:`.atlas`), one clear to the background colour, lights set once, bounds computed
+        once. The pixels are read back when first asked for (:meth:`ColourBatch.image`, on
+        any thread), so that llvmpipe rasterises while the caller goes on; the next batch
+        reads this one first. The images of :meth:`render` (whose depth and id outputs have no
+        attachment here), but where llvmpipe snaps a window coordinate at an atlas offset to
+        the other side of an edge (12 of 5.4 million pixels in the game's round). Views that
+        would make the atlas higher than :data:`.atlas.MAX_HEIGHT` are drawn as more batches
+        (each read before the next is drawn)."""
         if not views:
-            return []
+            return ColourBatch(None, (0, 0), [])
         positions, size = shelf_layout([(v.width, v.height) for v in views])
         if size[1] > MAX_HEIGHT and len(views) > 1:
             half = len(views) // 2
-            return self.render_colour(views[:half]) + self.render_colour(views[half:])
+            first = self.draw_colour(views[:half])
+            first.image(0)
+            return ColourBatch.joined(first, self.draw_colour(views[half:]), half)
         with gl_current():
+            finish_colour_batch()
             draw_list, world = self._world_matrices()
             fbo = self._colour_framebuffer(size)
             fbo.use()
@@ -249,9 +259,10 @@ class GlRenderer:
                            view.height, view.fov_y)
                 gl_flush()
             self.ctx.scissor = None
-            atlas = read_rgb(*size)
-        atlas.flags.writeable = False  # the views share it: a reader copies before it changes
-        return [atlas[y:y + v.height, x:x + v.width][::-1] for v, (x, y) in zip(views, positions)]
+            batch = ColourBatch(fbo, size, [(x, y, v.width, v.height)
+                                            for v, (x, y) in zip(views, positions)])
+            _shared['pending'] = batch
+        return batch
 
     def read_more(self, serial: int, width: int, height: int, depth: bool,
                   mask: bool) -> tuple[Any, Any] | None:
@@ -411,6 +422,48 @@ class GlRenderer:
                                   ctx.depth_renderbuffer(size))
             self._framebuffers[(width, height)] = fbo
         return fbo
+
+
+class ColourBatch:
+    """The views of one drawn batch (:meth:`GlRenderer.draw_colour`), read back from the
+    atlas on the first :meth:`image` (without the GIL: :func:`.context.read_rgb`) by whichever
+    thread asks first, under the context's lock."""
+
+    def __init__(self, fbo: Any, size: tuple[int, int],
+                 boxes: list[tuple[int, int, int, int]]) -> None:
+        self._fbo, self._size, self._boxes = fbo, size, boxes
+        self._images: list[np.ndarray] | None = None if boxes else []
+        self._parts: tuple[ColourBatch, ColourBatch, int] | None = None
+
+    @classmethod
+    def joined(cls, first: ColourBatch, second: ColourBatch, split: int) -> ColourBatch:
+        """The views of ``first`` then those of ``second`` (which starts at view ``split``)."""
+        batch = cls(None, (0, 0), [])
+        batch._parts = (first, second, split)
+        return batch
+
+    def image(self, index: int) -> np.ndarray:
+        """RGB of view ``index`` (HxWx3 uint8, a read-only view of the atlas)."""
+        if self._parts is not None:
+            first, second, split = self._parts
+            return first.image(index) if index < split else second.image(index - split)
+        if self._images is None:
+            with gl_current():
+                if self._images is None:
+                    atlas = read_rgb(*self._size, framebuffer=self._fbo.glo)
+                    atlas.flags.writeable = False  # shared by the views: readers copy it
+                    self._images = [atlas[y:y + h, x:x + w][::-1]
+                                    for x, y, w, h in self._boxes]
+                    if _shared.get('pending') is self:
+                        _shared['pending'] = None
+        return self._images[index]
+
+
+def finish_colour_batch() -> None:
+    """Read back the last drawn batch if nobody has yet (before the atlas is drawn again)."""
+    pending = _shared.get('pending')
+    if pending is not None:
+        pending.image(0)
 
 
 class PassUniforms:

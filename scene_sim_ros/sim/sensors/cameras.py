@@ -8,7 +8,7 @@ geometry closer than ``min_range``; the ROS ``image_raw`` turns those into +inf/
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -85,6 +85,16 @@ class CameraReader(_RenderedReader):
     def colour_requests(self) -> list[tuple[View, float, float]]:
         s = self.sensor
         return [(view, s.near, s.far) for view in self._views()]
+
+    def read_later(self) -> Callable[[], np.ndarray] | None:
+        """What :meth:`read` returns now, as a callable that reads it back later, on any
+        thread (a read-only view: copy it before changing it), where the batched round
+        (:func:`render_together`) drew it and nothing is left to do to it (planar, no lens,
+        no noise); else None."""
+        s = self.sensor
+        if self.projection is not None or self.lens is not None or s.noise > 0.0:
+            return None
+        return self.cache.colour_later(self.view(), s.near, s.far)
 
     def _views(self) -> list[View]:
         if self.projection is None:

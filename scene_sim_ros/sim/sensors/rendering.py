@@ -32,8 +32,10 @@ import logging
 import math
 import os
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from functools import partial
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -106,6 +108,14 @@ class View:
         pose = Pose(self.pose[:3], self.pose[3:])
         return (view_matrix(pose), projection_matrix(self.fov_x, self.fov_y, near, far),
                 np.asarray(pose.position))
+
+
+class _DrawnColour(NamedTuple):
+    """A colour view drawn in a batch: its clipping range and what reads it back."""
+
+    near: float
+    far: float
+    image: Callable[[], np.ndarray]
 
 
 @dataclass(slots=True)
@@ -231,6 +241,7 @@ class RenderCache:
             from scene_sim_ros.sim.render.renderer import GlRenderer
             self._gl = GlRenderer(sim, os.environ.get(LIGHTING_ENV, 'phong'))
         self._frames: dict[View, Frame] = {}
+        self._drawn: dict[View, _DrawnColour] = {}  # drawn as a batch, not read back yet
         self._time: float | None = None
         self.renders = 0
         """How many ``getCameraImage`` calls were made (for tests and benchmarks)."""
@@ -239,6 +250,7 @@ class RenderCache:
         """Forget rendered frames; ``world_changed``: bodies were moved, added or removed
         outside a physics step (the GL renderer then rereads even fixed bodies)."""
         self._frames.clear()
+        self._drawn.clear()
         if self._gl is not None:
             if world_changed:
                 self._gl.moved()
@@ -255,6 +267,9 @@ class RenderCache:
         """The frame of ``view`` valid now, rendered only if no cached one covers the request
         (a GL frame read without depth or mask gets them from its render where it can)."""
         self._forget_other_times()
+        drawn = self._drawn.pop(view, None)
+        if drawn is not None:
+            self._frames[view] = Frame(drawn.near, drawn.far, drawn.image(), None, None)
         cached = self._frames.get(view)
         if cached is not None and cached.covers(near, far, need_mask, need_depth):
             return cached
@@ -276,17 +291,19 @@ class RenderCache:
             self._time = time
 
     def render_colour(self, requests: list[tuple[View, float, float]]) -> None:
-        """Render the colour of every ``(view, near, far)`` not cached now, as one batch
-        (:meth:`~scene_sim_ros.sim.render.renderer.GlRenderer.render_colour`); later
-        :meth:`frame` calls for them are served from the cache. With TinyRenderer, which has
-        no batch, nothing happens here and each view renders when read."""
+        """Draw the colour of every ``(view, near, far)`` not cached now, as one batch
+        (:meth:`~scene_sim_ros.sim.render.renderer.GlRenderer.draw_colour`); later
+        :meth:`frame` calls for them are served from it (read back then), and
+        :meth:`colour_later` hands one out to be read back on another thread. With
+        TinyRenderer, which has no batch, nothing happens here and each view renders when
+        read."""
         if self._gl is None:
             return
         self._forget_other_times()
         wanted: dict[View, tuple[float, float]] = {}
         for view, near, far in requests:
-            cached = self._frames.get(view)
-            if cached is not None and cached.covers(near, far, False, False):
+            cached = self._frames.get(view) or self._drawn.get(view)
+            if cached is not None and cached.near <= near and cached.far >= far:
                 continue
             if view in wanted:  # one render covering both clipping ranges
                 near, far = min(near, wanted[view][0]), max(far, wanted[view][1])
@@ -296,9 +313,21 @@ class RenderCache:
         from scene_sim_ros.sim.render.renderer import ColourView
         views = [ColourView(*v.matrices(near, far), v.width, v.height, v.fov_y)
                  for v, (near, far) in wanted.items()]
-        for (view, (near, far)), rgb in zip(wanted.items(), self._gl.render_colour(views)):
-            self._frames[view] = Frame(near, far, rgb, None, None)
+        batch = self._gl.draw_colour(views)
+        for index, (view, (near, far)) in enumerate(wanted.items()):
+            self._frames.pop(view, None)
+            self._drawn[view] = _DrawnColour(near, far, partial(batch.image, index))
         self.renders += len(views)
+
+    def colour_later(self, view: View, near: float, far: float) -> Callable[[], np.ndarray] | None:
+        """The colour image of ``view`` that :meth:`render_colour` drew now, as a callable
+        that reads it back (on any thread, later: the caller goes on while llvmpipe
+        rasterises); None where it was not drawn so or was already read."""
+        self._forget_other_times()
+        drawn = self._drawn.get(view)
+        if drawn is None or drawn.near > near or drawn.far < far:
+            return None
+        return drawn.image
 
     def _complete(self, frame: Frame, view: View, near: float, far: float, need_mask: bool,
                   need_depth: bool) -> bool:

@@ -5,6 +5,7 @@ can be made."""
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 import pytest
@@ -113,3 +114,27 @@ def test_batches_beyond_the_highest_atlas_split_and_reuse_one_framebuffer(batch,
         sim.step(1)
         render_together(readers[:count])
         assert render_cache(sim).gl._framebuffers['colour'] is colour
+
+
+def test_a_drawn_frame_read_later_on_another_thread_shows_its_own_step(batch):
+    """The node's camera adapters hand a batched frame to the outbox thread, which reads it
+    back while the next steps run: what it reads is the world when it was drawn (the images of
+    one view at a time then), not the world now (the cube was moved away since)."""
+    sim, readers = batch
+    sim.step(5)
+    when_drawn = [reader.read() for reader in readers]
+    render_cache(sim).invalidate()
+    render_together(readers)
+    later = [reader.read_later() for reader in readers]
+    assert all(callable(image) for image in later)
+    sim.set_pose('cube', (5.0, 5.0, 0.5), (0.0, 0.0, 0.0, 1.0))
+    sim.step(1)
+    now = [reader.read() for reader in readers]
+    images: list = [None] * len(later)
+    thread = threading.Thread(target=lambda: images.__setitem__(
+        slice(None), [image() for image in later]))
+    thread.start()
+    thread.join(30.0)
+    for image, drawn in zip(images, when_drawn):
+        assert (image != drawn).any(axis=2).mean() <= MAX_DIFFERING
+    assert any((a != b).any() for a, b in zip(when_drawn, now))  # the world did move

@@ -12,8 +12,10 @@ frame (columns to the right, rows down).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from rclpy.publisher import Publisher
 from sensor_msgs.msg import CameraInfo, Image
 
@@ -60,18 +62,40 @@ class CameraAdapter(SensorAdapter):
 
     def publish(self, t: float) -> None:
         """Read the frame here (physics thread); its bytes are put together by
-        :meth:`ImageTemplate.serialize` on the outbox thread where the node has one."""
+        :meth:`ImageTemplate.serialize` on the outbox thread where the node has one. A frame
+        the step loop drew in its batched round is read back there too, while the next step
+        runs (:meth:`CameraReader.read_later`)."""
         self.stamp(self.image.header, t)
         if self.image_publisher.get_subscription_count() > 0:
-            pixels = self.read()
-            if self._image_template is None or self._image_template[0] != (
-                    pixels.shape, pixels.dtype):
-                fill_image(self.image, pixels)  # geometry and encoding
-                self._image_template = ((pixels.shape, pixels.dtype), ImageTemplate(self.image))
-            self.node.publish_built(self.image_publisher, self._image_template[1].serialize,
-                                    t, pixels)
+            later = getattr(self.reader(), 'read_later', _nothing_later)()
+            if later is not None:
+                s = self.sensor
+                template = self._template((s.height, s.width, 3), np.dtype(np.uint8))
+                self.node.publish_built(self.image_publisher, _serialize_later, template, t,
+                                        later)
+            else:
+                pixels = self.read()
+                self.node.publish_built(self.image_publisher,
+                                        self._template(pixels.shape, pixels.dtype).serialize,
+                                        t, pixels)
         if self.info_publisher is not None:
             self.node.publish(self.info_publisher, self.info)
+
+    def _template(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> ImageTemplate:
+        """The image template of frames of ``shape`` and ``dtype`` (made on the first)."""
+        if self._image_template is None or self._image_template[0] != (shape, dtype):
+            fill_image(self.image, np.zeros(shape, dtype))  # geometry and encoding
+            self._image_template = ((shape, dtype), ImageTemplate(self.image))
+        return self._image_template[1]
+
+
+def _nothing_later() -> None:
+    return None
+
+
+def _serialize_later(template: ImageTemplate, t: float,
+                     later: Callable[[], np.ndarray]) -> bytes:
+    return template.serialize(t, later())
 
 
 def planar(sensor: Any) -> bool:
