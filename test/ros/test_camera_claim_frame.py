@@ -48,6 +48,8 @@ class FakeNode:
     def publish_built(self, publisher, build, *args):
         self.publish(publisher, build(*args))
 
+    publish_frame = publish_built
+
     def get_logger(self):
         return SimpleNamespace(info=lambda text: None)
 

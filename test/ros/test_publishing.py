@@ -243,3 +243,46 @@ def test_the_counters_are_published_in_count_order_from_any_thread():
         thread.join()
     values = [msg.data for msg in rejected.got]
     assert values == list(range(201))  # the initial 0, then every count once, in order
+
+
+def test_frames_are_built_and_published_in_order_on_the_lane_without_windows(publishing):
+    """Camera frames go through the frame lane: built and published on its thread, in the
+    order posted, with no window opened and no settle; a failing build is counted and the
+    lane goes on."""
+    publisher = FakePublisher()
+    builders = []
+
+    def build(k):
+        builders.append(threading.get_ident())
+        if k == 2:
+            raise ValueError('no pixels')
+        return k
+    for k in range(5):
+        publishing.publish_frame(publisher, build, k)
+    wait(lambda: publisher.got == [0, 1, 3, 4])
+    assert publishing.publish_errors == 1
+    assert threading.get_ident() not in builders
+
+
+def test_a_lane_that_falls_behind_makes_the_poster_wait(monkeypatch):
+    """At most MAX_IN_FLIGHT frames wait in the lane: the next post waits for room (the
+    simulation slows down rather than frames piling up), and close publishes what is left."""
+    from scene_sim_ros.ros.runtime import frame_lane
+    monkeypatch.setattr(frame_lane, 'MAX_IN_FLIGHT', 2)
+    publisher = FakePublisher()
+    release = threading.Event()
+
+    def publish(target, k):
+        release.wait(5.0)
+        target.publish(k)
+    lane = frame_lane.FrameLane(publish)
+    lane.post(publisher, 0)
+    lane.post(publisher, 1)
+    posted = threading.Event()
+    threading.Thread(target=lambda: (lane.post(publisher, 2), posted.set())).start()
+    assert not posted.wait(0.3)  # two in flight: the third waits
+    release.set()
+    assert posted.wait(5.0)
+    lane.close()
+    assert publisher.got == [0, 1, 2]
+    assert not lane._thread.is_alive()

@@ -281,6 +281,11 @@ class SimNode(Node):
         :meth:`.publishing.Publishing.publish_built`)."""
         self.publishing.publish_built(publisher, build, *args)
 
+    def publish_frame(self, publisher: Any, build: Callable[..., Any], *args: Any) -> None:
+        """Publish a camera frame built by ``build(*args)`` on the frame lane (see
+        :meth:`.publishing.Publishing.publish_frame`)."""
+        self.publishing.publish_frame(publisher, build, *args)
+
     def reject(self, source: str, reason: str) -> None:
         """Count a rejected command and warn (throttled per source)."""
         self.publishing.reject(source, reason)

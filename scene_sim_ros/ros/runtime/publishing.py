@@ -29,6 +29,7 @@ from rclpy.node import Node
 from std_msgs.msg import UInt64
 
 from scene_sim_ros.ros import qos
+from scene_sim_ros.ros.runtime.frame_lane import FrameLane
 from scene_sim_ros.ros.runtime.native_publish import publish_serialized
 
 WARNING_PERIOD = 2.0
@@ -51,6 +52,7 @@ class Publishing:
         _publish_counter(self._rejected, 0)
         _publish_counter(self._errors, 0)
         self._outbox: Outbox | None = None
+        self._frames: FrameLane | None = None
         self._held: list[tuple[Any, Any]] | None = None
         self._holder = 0  # the thread whose messages are held
 
@@ -63,6 +65,15 @@ class Publishing:
             held.append((publisher, msg))
             return
         self._publish_now(publisher, msg)
+
+    def publish_frame(self, publisher: Any, build: Callable[..., Any], *args: Any) -> None:
+        """Publish the camera frame ``build(*args)`` builds (reading it back, serializing it)
+        on the frame lane's thread (:mod:`.frame_lane`), in order with the other frames, while
+        the physics thread goes on; ``build`` may use only ``args`` and objects only it
+        writes."""
+        if self._frames is None:
+            self._frames = FrameLane(self._publish_now)
+        self._frames.post(publisher, _Build(build, args))
 
     def publish_built(self, publisher: Any, build: Callable[..., Any], *args: Any) -> None:
         """Publish ``build(*args)``. While this thread's messages are held, ``build`` runs on
@@ -99,10 +110,13 @@ class Publishing:
             self._outbox.open_window(WINDOW_SHARE * step_seconds)
 
     def close(self) -> None:
-        """Publish what is still in the outbox and end its thread."""
+        """Publish what is still in the outbox and the frame lane and end their threads."""
         if self._outbox is not None:
             self._outbox.close()
             self._outbox = None
+        if self._frames is not None:
+            self._frames.close()
+            self._frames = None
 
     def _build(self, publisher: Any, msg: Any) -> Any:
         """``msg``, built where it is still to be built; None where building failed (counted

@@ -63,15 +63,15 @@ class CameraAdapter(SensorAdapter):
     def publish(self, t: float) -> None:
         """Read the frame here (physics thread); its bytes are put together by
         :meth:`ImageTemplate.serialize` on the outbox thread where the node has one. A frame
-        the step loop drew in its batched round is read back there too, while the next step
-        runs (:meth:`CameraReader.read_later`)."""
+        the step loop drew in its batched round is read back, serialized and published on the
+        node's frame lane while the next steps run (:meth:`CameraReader.read_later`)."""
         self.stamp(self.image.header, t)
         if self.image_publisher.get_subscription_count() > 0:
             later = getattr(self.reader(), 'read_later', _nothing_later)()
             if later is not None:
                 s = self.sensor
                 template = self._template((s.height, s.width, 3), np.dtype(np.uint8))
-                self.node.publish_built(self.image_publisher, _serialize_later, template, t,
+                self.node.publish_frame(self.image_publisher, _serialize_later, template, t,
                                         later)
             else:
                 pixels = self.read()
