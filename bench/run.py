@@ -44,6 +44,8 @@ BENCHMARKS = (
     ('vision_rtf', 'vision_rtf.py', [],
      'Vision at game scale: RTF with all 28 cameras at 30 Hz, no ROS (the GPU figure: '
      'results/gpu-h200-vision.md)'),
+    ('node_vision', 'node_rtf.py', ['--robot', 'all', '--clock-only', '--raw', '--events'],
+     'Vision at game scale: the node with all 28 cameras subscribed from another process'),
     ('delivery', 'ros_delivery.py', [], 'Command latency and camera frames delivered to another process'),
     ('memory', 'memory.py', [], 'Peak memory'),
     ('spawn', 'spawn_clock.py', [], 'Spawning a 5 MB scene into the running node: /clock stall'),
