@@ -3,13 +3,16 @@
 Per frame only link poses are read from the engine (``Simulator.handle_frames``; bodies that
 physics never moves only when the world changes); every camera then culls the scene's bounding
 spheres against its frustum, picks each shape's level of detail (:mod:`.lod`), writes the
-visible instances and draws them with one instanced call per (shape, level). One pass fills
-colour, linear depth and segmentation (:mod:`.shaders`); what is asked for is read back.
+visible instances and draws them with one instanced call per shape, level and kind of
+material. One pass fills colour, linear depth and segmentation (:mod:`.shaders`); what is
+asked for is read back.
 
-Colour-only views due at the same time render as a batch (:meth:`GlRenderer.render_colour`):
-viewports of one framebuffer, one clear, one readback, the per-world work (poses, bounding
-spheres, level tables) done once. On Game.ros2's 28 NAO cameras that takes a round from about
-100 to 68 ms here (bench/vision_round.py).
+Colour-only views due at the same time render as a batch (:meth:`GlRenderer.draw_colour`):
+viewports of one framebuffer, one clear, the per-world work (poses, bounding spheres, level
+tables) done once, read back later (:mod:`.colour_batch`). Each draw uses the program compiled
+for its kind of material and the scene's lights (:class:`.shaders.ProgramKey`, uniforms by
+:mod:`.uniforms`). On Game.ros2's 28 NAO cameras a round takes 40 ms here, 134 ms one view
+at a time when issue 47 was filed (bench/vision_round.py).
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from scene_sim_ros.sim.render.atlas import MAX_HEIGHT, shelf_layout
-from scene_sim_ros.sim.render.context import gl_current, gl_flush, read_rgb
+from scene_sim_ros.sim.render.colour_batch import ColourBatch, drawn, finish_colour_batch
+from scene_sim_ros.sim.render.context import gl_current, gl_flush
 from scene_sim_ros.sim.render.culling import boxes_in_view, frustum_planes, spheres_in_view
 from scene_sim_ros.sim.render.drawables import (
     DrawList,
@@ -41,10 +45,9 @@ from scene_sim_ros.sim.render.shaders import (
     VERTEX,
     ProgramKey,
     fragment_shader,
-    light_kinds,
     scene_lights,
-    set_light_uniforms,
 )
+from scene_sim_ros.sim.render.uniforms import PassUniforms
 from scene_sim_ros.sim.simulator import Simulator
 
 _shared: dict[str, Any] = {}
@@ -99,18 +102,6 @@ def _shared_objects(ctx: Any) -> dict[str, Any]:
                        background=background,
                        background_vao=ctx.vertex_array(background, [(corners, '2f', 'in_corner')]))
     return _shared
-
-
-def _corner_sampled(projection: list[float], width: int, height: int) -> bytes:
-    """``projection`` moved by half a pixel right and up: TinyRenderer samples each pixel at
-    its corner, OpenGL at its centre; so both renderers see the same point per pixel (measured
-    on the default scene: 99.96 % equal segmentation, 99.3 % of depths within 1 mm, against
-    99.3 % and 0.1 % without the shift). Row-major, the shift adds the w row over the width
-    (height) to the x (y) row."""
-    matrix = np.asarray(projection, dtype=np.float64).reshape(4, 4).T
-    matrix[0] += matrix[3] / width
-    matrix[1] += matrix[3] / height
-    return matrix.T.astype('f4').tobytes()
 
 
 class GlRenderer:
@@ -259,10 +250,8 @@ class GlRenderer:
                            view.height, view.fov_y)
                 gl_flush()
             self.ctx.scissor = None
-            batch = ColourBatch(fbo, size, [(x, y, v.width, v.height)
-                                            for v, (x, y) in zip(views, positions)])
-            _shared['pending'] = batch
-        return batch
+            return drawn(ColourBatch(fbo, size, [(x, y, v.width, v.height)
+                                                 for v, (x, y) in zip(views, positions)]))
 
     def read_more(self, serial: int, width: int, height: int, depth: bool,
                   mask: bool) -> tuple[Any, Any] | None:
@@ -422,79 +411,6 @@ class GlRenderer:
                                   ctx.depth_renderbuffer(size))
             self._framebuffers[(width, height)] = fbo
         return fbo
-
-
-class ColourBatch:
-    """The views of one drawn batch (:meth:`GlRenderer.draw_colour`), read back from the
-    atlas on the first :meth:`image` (without the GIL: :func:`.context.read_rgb`) by whichever
-    thread asks first, under the context's lock."""
-
-    def __init__(self, fbo: Any, size: tuple[int, int],
-                 boxes: list[tuple[int, int, int, int]]) -> None:
-        self._fbo, self._size, self._boxes = fbo, size, boxes
-        self._images: list[np.ndarray] | None = None if boxes else []
-        self._parts: tuple[ColourBatch, ColourBatch, int] | None = None
-
-    @classmethod
-    def joined(cls, first: ColourBatch, second: ColourBatch, split: int) -> ColourBatch:
-        """The views of ``first`` then those of ``second`` (which starts at view ``split``)."""
-        batch = cls(None, (0, 0), [])
-        batch._parts = (first, second, split)
-        return batch
-
-    def image(self, index: int) -> np.ndarray:
-        """RGB of view ``index`` (HxWx3 uint8, a read-only view of the atlas)."""
-        if self._parts is not None:
-            first, second, split = self._parts
-            return first.image(index) if index < split else second.image(index - split)
-        if self._images is None:
-            with gl_current():
-                if self._images is None:
-                    atlas = read_rgb(*self._size, framebuffer=self._fbo.glo)
-                    atlas.flags.writeable = False  # shared by the views: readers copy it
-                    self._images = [atlas[y:y + h, x:x + w][::-1]
-                                    for x, y, w, h in self._boxes]
-                    if _shared.get('pending') is self:
-                        _shared['pending'] = None
-        return self._images[index]
-
-
-def finish_colour_batch() -> None:
-    """Read back the last drawn batch if nobody has yet (before the atlas is drawn again)."""
-    pending = _shared.get('pending')
-    if pending is not None:
-        pending.image(0)
-
-
-class PassUniforms:
-    """The lights and current camera of one pass, written into each program variant the first
-    time a draw uses it (after the lights once per pass, the camera once per view)."""
-
-    def __init__(self, lights: list[Any], lighting: int) -> None:
-        self._lights, self._lighting = lights, lighting
-        self.kinds = light_kinds(lights, lighting)
-        self._lit: set[int] = set()
-        self._camera: tuple[bytes, bytes, tuple[float, ...]] | None = None
-        self._viewed: set[int] = set()
-
-    def set_camera(self, view: list[float], projection: list[float], eye: np.ndarray,
-                   width: int, height: int) -> None:
-        self._camera = (np.asarray(view, dtype='f4').tobytes(),
-                        _corner_sampled(projection, width, height),
-                        tuple(float(c) for c in eye))
-        self._viewed.clear()
-
-    def prepare(self, program: Any) -> None:
-        if program.glo not in self._lit:
-            set_light_uniforms(program, self._lights, self._lighting)
-            self._lit.add(program.glo)
-        if program.glo not in self._viewed and self._camera is not None:
-            view, projection, eye = self._camera
-            program['view'].write(view)
-            program['projection'].write(projection)
-            if 'eye_position' in program:  # compiled out without specular light
-                program['eye_position'].value = eye
-            self._viewed.add(program.glo)
 
 
 def _read_rgb(fbo: Any, width: int, height: int) -> np.ndarray:
