@@ -286,3 +286,13 @@ def test_a_lane_that_falls_behind_makes_the_poster_wait(monkeypatch):
     lane.close()
     assert publisher.got == [0, 1, 2]
     assert not lane._thread.is_alive()
+
+
+def test_drain_frames_returns_once_every_posted_frame_is_out(publishing):
+    """Before a removed entity's publishers go, its last frames must be out."""
+    publisher = FakePublisher()
+    publisher.delay = 0.02
+    for k in range(5):
+        publishing.publish_frame(publisher, lambda k=k: k)
+    publishing.drain_frames()
+    assert publisher.got == [0, 1, 2, 3, 4]

@@ -62,7 +62,9 @@ class EntityWiring:
         return bridge
 
     def remove(self, name: str) -> None:
-        """Take down the topics and frames of entity ``name``."""
+        """Take down the topics and frames of entity ``name`` (after its last camera frames are
+        out: their publishers are about to go)."""
+        self._node.drain_frames()
         bridge = self.bridges.pop(name)
         server = self.trajectory_actions.servers.pop(name, None)
         self._loop.set_bridges(self.bridges)

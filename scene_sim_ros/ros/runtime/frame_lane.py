@@ -44,6 +44,12 @@ class FrameLane:
             self._items.append((publisher, item))
             self._changed.notify_all()
 
+    def drain(self) -> None:
+        """Wait until every posted frame is out."""
+        with self._changed:
+            while (self._items or self._busy) and self._thread.is_alive():
+                self._changed.wait(0.1)
+
     def close(self) -> None:
         """Publish what is left and end the thread."""
         with self._changed:

@@ -286,6 +286,10 @@ class SimNode(Node):
         :meth:`.publishing.Publishing.publish_frame`)."""
         self.publishing.publish_frame(publisher, build, *args)
 
+    def drain_frames(self) -> None:
+        """Wait until every camera frame posted so far is published."""
+        self.publishing.drain_frames()
+
     def reject(self, source: str, reason: str) -> None:
         """Count a rejected command and warn (throttled per source)."""
         self.publishing.reject(source, reason)

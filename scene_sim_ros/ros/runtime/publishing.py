@@ -75,6 +75,12 @@ class Publishing:
             self._frames = FrameLane(self._publish_now)
         self._frames.post(publisher, _Build(build, args))
 
+    def drain_frames(self) -> None:
+        """Wait until the frame lane has published every frame posted so far (before the
+        publishers of a removed entity are destroyed)."""
+        if self._frames is not None:
+            self._frames.drain()
+
     def publish_built(self, publisher: Any, build: Callable[..., Any], *args: Any) -> None:
         """Publish ``build(*args)``. While this thread's messages are held, ``build`` runs on
         the outbox thread during the next step: it may use only ``args`` (values nobody changes
