@@ -121,7 +121,7 @@ class SimNode(Node):
                                real_time_factor=float(self._param('real_time_factor')),
                                paused=bool(self._param('paused')), on_error=self._physics_error,
                                while_paused=self.loop.while_paused,
-                               settle=self.publishing.settle)
+                               settle=self.publishing.settle, finish=self.publishing.finish)
         # which due camera frames are rendered, paced by the stepper (the adapters join it)
         self.frame_budget = FrameBudget(self.get_logger().warning)
         self.frame_budget.pacing = self.stepper

@@ -75,6 +75,12 @@ class Publishing:
             self._frames = FrameLane(self._publish_now)
         self._frames.post(publisher, _Build(build, args))
 
+    def finish(self) -> None:
+        """:meth:`settle`, and wait for the frame lane too: everything published so far is
+        out."""
+        self.settle()
+        self.drain_frames()
+
     def drain_frames(self) -> None:
         """Wait until the frame lane has published every frame posted so far (before the
         publishers of a removed entity are destroyed)."""

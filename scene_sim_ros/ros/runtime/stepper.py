@@ -9,7 +9,10 @@ physics and the physics never waits for the executor.
 Messages of a step may still be going out while the next step runs (``after_step`` hands them to
 another thread, see ``.publishing``): ``settle()`` waits for them, and the loop calls it before
 anything that others could take as "the step is done": queued tasks, completing ``step(n)``
-requests, idling while paused, stopping.
+requests, idling while paused, stopping. Camera frames of the batched round go out on a lane of
+their own (``.frame_lane``); ``finish()`` waits for them as well, before ``step(n)`` requests
+complete, while paused and when stopping (not before every queued task: commands streamed each
+step would then keep the frames from overlapping the physics).
 
 Pacing: with ``real_time_factor`` r > 0 the loop keeps ``sim_elapsed / wall_elapsed`` at r by
 sleeping before each step; when it falls behind by more than :data:`MAX_LAG` wall seconds it
@@ -59,9 +62,11 @@ class Stepper:
                  real_time_factor: float = 1.0, paused: bool = False,
                  on_error: Callable[[str, BaseException], None] | None = None,
                  while_paused: Callable[[float], None] | None = None,
-                 settle: Callable[[], None] | None = None):
+                 settle: Callable[[], None] | None = None,
+                 finish: Callable[[], None] | None = None):
         self.sim = sim
         self._settle = settle or (lambda: None)
+        self._finish = finish or self._settle  # settle, and the camera frames out too
         self._after_step = after_step
         self._before_step: list[Callable[[float], None]] = []
         self._tasks: collections.deque[tuple[Callable[[], Any], Future[Any] | None]] = (
@@ -100,7 +105,7 @@ class Stepper:
             self._wake.notify_all()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
-        self._settle()
+        self._finish()
         while self._tasks:
             _, future = self._tasks.popleft()
             if future is not None:
@@ -222,7 +227,7 @@ class Stepper:
             if self._requested_steps > 0:
                 self._requested_steps -= 1
                 return True
-        self._settle()
+        self._finish()
         with self._wake:
             if not (self._tasks or self._stop or self._requested_steps) and self._paused:
                 self._wake.wait(IDLE_WAIT)
@@ -295,7 +300,7 @@ class Stepper:
             self._complete_step_waiters(after)
 
     def _complete_step_waiters(self, sim_time: float) -> None:
-        self._settle()
+        self._finish()
         with self._wake:
             done = [f for target, f in self._step_waiters if target <= self.steps]
             self._step_waiters = [(t, f) for t, f in self._step_waiters if t > self.steps]
