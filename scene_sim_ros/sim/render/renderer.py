@@ -208,12 +208,6 @@ class GlRenderer:
             return (_read_rgb(fbo, width, height), _read_depth(fbo, width, height) if depth
                     else None, _read_mask(fbo, width, height) if mask else None, serial)
 
-    def render_colour(self, views: list[ColourView]) -> list[np.ndarray]:
-        """RGB (HxWx3 uint8, read-only views of one atlas array) of every view in ``views``:
-        :meth:`draw_colour`, then read back."""
-        batch = self.draw_colour(views)
-        return [batch.image(i) for i in range(len(views))]
-
     def draw_colour(self, views: list[ColourView]) -> ColourBatch:
         """Draw every view in ``views`` as one batch: viewports of one colour-only framebuffer
         (:mod:`.atlas`), one clear to the background colour, lights set once, bounds computed
