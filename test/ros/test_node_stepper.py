@@ -230,55 +230,35 @@ def test_while_paused_hook_repeats_the_paused_time():
     assert ticks[-1] == pytest.approx(0.04)
 
 
-def test_what_a_step_left_in_flight_is_settled_before_others_see_the_step_done():
-    """``settle`` (the node: wait for the outbox) runs after the last requested step's
-    after_step and before its Future completes, before queued tasks, and when the loop idles."""
+@pytest.mark.parametrize('with_finish', [False, True], ids=['settle-only', 'settle-and-finish'])
+def test_what_a_step_left_in_flight_is_out_before_others_see_the_step_done(with_finish):
+    """``settle`` (the node: wait for the outbox) runs before queued tasks; ``finish``
+    (settle, and the camera frame lane drained; ``settle`` where none is given) runs after the
+    last requested step's after_step and before its Future completes, and when the loop idles
+    while paused. A queued task waits for ``settle`` only, so that commands streamed every
+    step do not keep the frames from overlapping the physics."""
     events = []
-    sim = FakeSim()
-    stepper = Stepper(sim, lambda t: events.append(('after_step', round(t, 3))),
-                      real_time_factor=0.0, paused=True, settle=lambda: events.append('settle'))
+    finish = (lambda: events.append('finish')) if with_finish else None
+    finished = 'finish' if with_finish else 'settle'
+    stepper = Stepper(FakeSim(), lambda t: events.append(('after_step', round(t, 3))),
+                      real_time_factor=0.0, paused=True, settle=lambda: events.append('settle'),
+                      finish=finish)
     stepper.start()
     try:
-        assert wait(lambda: 'settle' in events)  # idling while paused
+        assert wait(lambda: finished in events)  # idling while paused
         events.clear()
         stepper.request_steps(2).add_done_callback(lambda _: events.append('done'))
         assert wait(lambda: 'done' in events)
         steps = [k for k, e in enumerate(events) if e == ('after_step', 0.02)]
-        assert steps and events[steps[0] + 1:steps[0] + 3] == ['settle', 'done']
+        assert steps and events[steps[0] + 1:steps[0] + 3] == [finished, 'done']
+        events.clear()
+        stepper.play()
+        assert wait(lambda: any(isinstance(e, tuple) for e in events))  # stepping
         events.clear()
         stepper.submit(lambda: events.append('task')).result(timeout=2.0)
-        assert events.index('settle') < events.index('task')
-    finally:
-        stepper.stop()
-
-
-def test_camera_frames_are_finished_before_steps_complete_but_not_before_every_task():
-    """``finish`` (settle, and the frame lane drained) runs before a requested step's Future
-    completes and while paused; a queued task only waits for ``settle``, so that commands
-    streamed every step do not keep the frames from overlapping the physics."""
-    events = []
-    sim = FakeSim()
-    stepper = Stepper(sim, lambda t: events.append(('after_step', round(t, 3))),
-                      real_time_factor=0.0, paused=True, settle=lambda: events.append('settle'),
-                      finish=lambda: events.append('finish'))
-    stepper.start()
-    try:
-        assert wait(lambda: 'finish' in events)  # idling while paused
-        events.clear()
-        stepper.request_steps(2).add_done_callback(lambda _: events.append('done'))
-        assert wait(lambda: 'done' in events)
-        steps = [k for k, e in enumerate(events) if e == ('after_step', 0.02)]
-        assert steps and events[steps[0] + 1:steps[0] + 3] == ['finish', 'done']
-    finally:
-        stepper.stop()
-    running = []
-    stepper = Stepper(FakeSim(), lambda t: None, real_time_factor=0.0,
-                      settle=lambda: running.append('settle'),
-                      finish=lambda: running.append('finish'))
-    stepper.start()
-    try:
-        stepper.submit(lambda: running.append('task')).result(timeout=2.0)
-        before = running[:running.index('task')]
-        assert before and before[-1] == 'settle' and 'finish' not in before
+        before = events[:events.index('task')]
+        assert before and before[-1] == 'settle'
+        if with_finish:
+            assert 'finish' not in before
     finally:
         stepper.stop()

@@ -117,8 +117,8 @@ def test_batches_beyond_the_highest_atlas_split_and_reuse_one_framebuffer(batch,
 
 
 def test_a_drawn_frame_read_later_on_another_thread_shows_its_own_step(batch):
-    """The node's camera adapters hand a batched frame to the outbox thread, which reads it
-    back while the next steps run: what it reads is the world when it was drawn (the images of
+    """The node's camera adapters hand a batched frame to the frame lane's thread, which reads
+    it back while the next steps run: what it reads is the world when it was drawn (the images of
     one view at a time then), not the world now (the cube was moved away since)."""
     sim, readers = batch
     sim.step(5)
