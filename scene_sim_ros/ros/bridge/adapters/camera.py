@@ -67,7 +67,8 @@ class CameraAdapter(SensorAdapter):
         node's frame lane while the next steps run (:meth:`CameraReader.read_later`)."""
         self.stamp(self.image.header, t)
         if self.image_publisher.get_subscription_count() > 0:
-            later = getattr(self.reader(), 'read_later', _nothing_later)()
+            read_later = getattr(self.reader(), 'read_later', None)  # colour cameras only
+            later = read_later() if read_later is not None else None
             if later is not None:
                 s = self.sensor
                 template = self._template((s.height, s.width, 3), np.dtype(np.uint8))
@@ -87,10 +88,6 @@ class CameraAdapter(SensorAdapter):
             fill_image(self.image, np.zeros(shape, dtype))  # geometry and encoding
             self._image_template = ((shape, dtype), ImageTemplate(self.image))
         return self._image_template[1]
-
-
-def _nothing_later() -> None:
-    return None
 
 
 def _serialize_later(template: ImageTemplate, t: float,
